@@ -1,0 +1,8 @@
+# One set of warnings for the whole tree, and the sanitizer configuration.
+add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wshadow
+  -Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration)
+if(FATLINK_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+    -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,123 @@
+/* link.c - parses bitcode images and links them with LLVMLinkModules2.
+ * Each input is parsed into the destination context and linked into the
+ * first one; the linker consumes the source module. Diagnostics of the
+ * context are captured so a failure is one line naming the input. */
+#include "internal.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct diag_capture {
+  char text[512];
+};
+
+static void on_diag(LLVMDiagnosticInfoRef info, void *ctx) {
+  struct diag_capture *c = ctx;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || c->text[0])
+    return;
+  char *s = LLVMGetDiagInfoDescription(info);
+  snprintf(c->text, sizeof c->text, "%s", s);
+  LLVMDisposeMessage(s);
+}
+
+static int parse(LLVMContextRef ctx, const struct dl_input *in,
+                 LLVMModuleRef *out, struct diag_capture *cap,
+                 struct lw_diag *d) {
+  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
+      (const char *)in->data, in->size, in->name, 0);
+  if (!mb)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  LLVMBool bad = LLVMParseBitcodeInContext2(ctx, mb, out);
+  LLVMDisposeMemoryBuffer(mb);
+  if (bad)
+    return lw_error_path(d, LW_EFORMAT, in->name, "invalid bitcode: %s",
+                         cap->text[0] ? cap->text : "parse error");
+  return 0;
+}
+
+int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
+            struct dl_module **out, struct lw_diag *d) {
+  struct diag_capture cap = {{0}};
+  struct dl_module *m = calloc(1, sizeof *m);
+  if (!m || !(m->triple = strdup(triple))) {
+    free(m);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  m->ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(m->ctx, on_diag, &cap);
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    LLVMModuleRef src;
+    if ((rc = parse(m->ctx, &inputs[i], &src, &cap, d)))
+      break;
+    if (!m->mod) {
+      m->mod = src;
+      LLVMSetTarget(m->mod, triple);
+      continue;
+    }
+    if (LLVMLinkModules2(m->mod, src))
+      rc = lw_error_path(d, LW_ELLVM, inputs[i].name,
+                         "device link failed: %s",
+                         cap.text[0] ? cap.text : "linker error");
+  }
+  if (!rc && !m->mod)
+    rc = lw_error(d, LW_EINVAL, "no device code to link for '%s'", triple);
+  LLVMContextSetDiagnosticHandler(m->ctx, NULL, NULL);
+  if (rc) {
+    dl_module_free(m);
+    return rc;
+  }
+  *out = m;
+  return 0;
+}
+
+int dl_kernel_names(struct dl_module *m, struct lw_strvec *names) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f;
+       f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) ||
+        LLVMGetFunctionCallConv(f) != LLVMSPIRKERNELCallConv)
+      continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (lw_strvec_push(names, name))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+char *dl_print(struct dl_module *m) {
+  char *s = LLVMPrintModuleToString(m->mod);
+  char *copy = s ? strdup(s) : NULL;
+  LLVMDisposeMessage(s);
+  return copy;
+}
+
+void dl_module_free(struct dl_module *m) {
+  if (!m)
+    return;
+  if (m->mod)
+    LLVMDisposeModule(m->mod);
+  if (m->ctx)
+    LLVMContextDispose(m->ctx);
+  free(m->triple);
+  free(m);
+}
+
+int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
+                    struct dl_module **out) {
+  struct dl_module *m = calloc(1, sizeof *m);
+  if (!m || !(m->triple = strdup(triple))) {
+    free(m);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    return LW_ENOMEM;
+  }
+  m->ctx = ctx;
+  m->mod = mod;
+  LLVMSetTarget(mod, triple);
+  *out = m;
+  return 0;
+}

@@ -1,0 +1,76 @@
+/* archive.c - static archives read with libarchive from the mapped file.
+ * Each member is read into memory and scanned like any other input, so an
+ * archive may hold any format the scanner knows (including archives).
+ * First cut: every member with device code contributes; which members the
+ * host link really pulls in is decided by symbol resolution later. */
+#include "internal.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int match_archive(const unsigned char *head, size_t len) {
+  return len >= 8 && (memcmp(head, "!<arch>\n", 8) == 0 ||
+                      memcmp(head, "!<thin>\n", 8) == 0);
+}
+
+static int scan_archive(struct ex_set *set, const unsigned char *buf,
+                        size_t len, const char *origin, struct lw_diag *d) {
+  struct archive *a = archive_read_new();
+  if (!a)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  archive_read_support_format_ar(a);
+  int rc = 0;
+  if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
+    rc = lw_error_path(d, LW_EFORMAT, origin, "%s", archive_error_string(a));
+    archive_read_free(a);
+    return rc;
+  }
+  struct archive_entry *ent;
+  int r;
+  while (!rc && (r = archive_read_next_header(a, &ent)) == ARCHIVE_OK) {
+    const char *name = archive_entry_pathname(ent);
+    la_int64_t size = archive_entry_size(ent);
+    if (!name || size <= 0)
+      continue;
+    /* The GNU symbol and name tables are handled by libarchive; skip any
+     * left-over special members. */
+    if (name[0] == '/' && (name[1] == 0 || name[1] == '/'))
+      continue;
+    if ((uint64_t)size > len) {
+      rc = lw_error_path(d, LW_EFORMAT, origin,
+                         "member '%s' claims %lld bytes", name,
+                         (long long)size);
+      break;
+    }
+    /* Read the whole member: libarchive streams, and most members are small
+     * compared with the archive. */
+    unsigned char *mem = malloc((size_t)size);
+    if (!mem) {
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+      break;
+    }
+    la_ssize_t got = archive_read_data(a, mem, (size_t)size);
+    if (got != size) {
+      free(mem);
+      rc = lw_error_path(d, LW_EFORMAT, origin, "truncated member '%s'", name);
+      break;
+    }
+    char *member = lw_xasprintf("%s(%s)", origin, name);
+    if (!member || ex__own(set, mem, (size_t)size, 0)) {
+      free(member);
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+      break;
+    }
+    rc = ex_scan_buffer(set, mem, (size_t)size, member, d);
+    free(member);
+  }
+  if (!rc && r != ARCHIVE_EOF && r != ARCHIVE_OK)
+    rc = lw_error_path(d, LW_EFORMAT, origin, "%s", archive_error_string(a));
+  archive_read_free(a);
+  return rc;
+}
+
+const struct ex__format ex__format_archive = {"archive", match_archive,
+                                              scan_archive};

@@ -1,0 +1,112 @@
+/* scan.c - finds an input's format by its first bytes and hands the content
+ * to that format's scanner; owns the set's memory. Files are mapped, not
+ * read: a scanner touches only the pages it needs. Inputs of no known format
+ * (linker scripts, shared libraries' stubs, text) carry no device code and are
+ * skipped. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct ex__format *const formats[] = {
+    &ex__format_elf,
+    &ex__format_archive,
+    &ex__format_offload_binary,
+};
+
+int ex__own(struct ex_set *set, void *p, size_t len, int mapped) {
+  struct ex__owned *o = malloc(sizeof *o);
+  if (!o) {
+    if (mapped)
+      munmap(p, len);
+    else
+      free(p);
+    return LW_ENOMEM;
+  }
+  o->p = p;
+  o->len = len;
+  o->mapped = mapped;
+  o->next = set->owned;
+  set->owned = o;
+  return 0;
+}
+
+int ex__add_image(struct ex_set *set, struct ex_image *img) {
+  if (set->n == set->cap) {
+    size_t cap = set->cap ? set->cap * 2 : 8;
+    struct ex_image *ni = realloc(set->images, cap * sizeof *ni);
+    if (!ni)
+      return LW_ENOMEM;
+    set->images = ni;
+    set->cap = cap;
+  }
+  set->images[set->n++] = *img;
+  return 0;
+}
+
+int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,
+                   const char *origin, struct lw_diag *d) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(formats); i++)
+    if (formats[i]->match(buf, len))
+      return formats[i]->scan(set, buf, len, origin, d);
+  return 0;
+}
+
+int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
+  static int elf_ready;
+  if (!elf_ready) {
+    elf_version(EV_CURRENT);
+    elf_ready = 1;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return lw_error_path(d, LW_EIO, path, "not a regular file");
+  }
+  if (st.st_size == 0) {
+    close(fd);
+    return 0;
+  }
+  /* Private writable mapping: libelf may want a mutable image; nothing is
+   * ever written back. */
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    return lw_error_path(d, LW_EIO, path, "cannot map: %s", strerror(errno));
+  if (ex__own(set, p, (size_t)st.st_size, 1))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return ex_scan_buffer(set, p, (size_t)st.st_size, path, d);
+}
+
+void ex_set_free(struct ex_set *set) {
+  for (size_t i = 0; i < set->n; i++) {
+    struct ex_image *img = &set->images[i];
+    for (size_t j = 0; j < img->nstrings; j++) {
+      free(img->strings[j].key);
+      free(img->strings[j].value);
+    }
+    free(img->strings);
+    free(img->origin);
+  }
+  free(set->images);
+  while (set->owned) {
+    struct ex__owned *o = set->owned;
+    set->owned = o->next;
+    if (o->mapped)
+      munmap(o->p, o->len);
+    else
+      free(o->p);
+    free(o);
+  }
+  memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,94 @@
+/* ex.h - extraction: finds device images embedded in linker inputs.
+ *
+ * A scan reads one input (found by content, never by name), and appends every
+ * OffloadBinary entry it holds to an ex_set as an ex_image. The set owns the
+ * memory the images point into (mapped files, archive members, inflated
+ * blobs) until ex_set_free. */
+#ifndef EX_H
+#define EX_H
+
+#include "lw_base.h"
+
+/* Producer of an image (OffloadBinary OffloadKind; a bit mask upstream). */
+enum ex_offload_kind {
+  EX_OFK_NONE = 0,
+  EX_OFK_OPENMP = 1,
+  EX_OFK_CUDA = 2,
+  EX_OFK_HIP = 4,
+  EX_OFK_SYCL = 8,
+};
+
+/* What an image holds (OffloadBinary ImageKind). */
+enum ex_image_kind {
+  EX_IMG_NONE = 0,
+  EX_IMG_OBJECT,
+  EX_IMG_BITCODE,
+  EX_IMG_CUBIN,
+  EX_IMG_FATBINARY,
+  EX_IMG_PTX,
+  EX_IMG_SPIRV,
+};
+
+struct ex_string {
+  char *key;   /* owned, NUL-terminated */
+  char *value; /* owned, NUL-terminated copy of value_len bytes */
+  size_t value_len;
+};
+
+/* One device image. */
+struct ex_image {
+  uint16_t image_kind;   /* enum ex_image_kind */
+  uint16_t offload_kind; /* enum ex_offload_kind */
+  uint32_t flags;
+  uint32_t version;      /* OffloadBinary version it was read from */
+  const char *triple;    /* value of "triple" or "" (points into strings) */
+  const char *arch;      /* value of "arch" or "" */
+  struct ex_string *strings;
+  size_t nstrings;
+  const unsigned char *data; /* image bytes, owned by the set */
+  size_t size;
+  char *origin; /* owned: "file" or "archive(member)" */
+};
+
+struct ex_set {
+  struct ex_image *images;
+  size_t n, cap;
+  struct ex__owned *owned; /* buffers the images point into */
+};
+
+/* Scans the file at `path`; inputs without device code add nothing. */
+int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d);
+
+/* Scans a buffer of known origin; the buffer must outlive the set. */
+int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,
+                   const char *origin, struct lw_diag *d);
+
+/* Parses one or more concatenated (8-byte padded) OffloadBinary blobs. */
+int ex_parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
+                              size_t len, const char *origin,
+                              struct lw_diag *d);
+
+/* Releases every image and owned buffer. */
+void ex_set_free(struct ex_set *set);
+
+/* Name of an offload kind ("openmp", "sycl", ...) or "none". */
+const char *ex_offload_kind_name(unsigned kind);
+/* Name of an image kind ("o", "bc", "spv", ...) as upstream spells it. */
+const char *ex_image_kind_name(unsigned kind);
+
+/* An image to serialise. */
+struct ex_write_image {
+  uint16_t image_kind, offload_kind;
+  uint32_t flags;
+  const struct ex_string *strings; /* key/value pairs, value_len honoured */
+  size_t nstrings;
+  const unsigned char *data;
+  size_t size;
+};
+
+/* Appends one version-1 OffloadBinary holding `img` to `out`; sets
+ * `*image_off` (may be NULL) to the offset of the image within the blob. */
+int ex_write_offload_binary(const struct ex_write_image *img,
+                            struct lw_buf *out, size_t *image_off);
+
+#endif

@@ -1,0 +1,91 @@
+/* lw_base.h - what every stage of fatlink shares: error codes, the
+ * caller-owned diagnostic that carries an error's text up to main, a growable
+ * byte buffer and a vector of strings.
+ *
+ * Errors are values: a function returns 0 or a negative LW_E* code and writes
+ * one line of text into the lw_diag its caller gave it. Only main prints it and
+ * exits. */
+#ifndef LW_BASE_H
+#define LW_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LW_ERRNO_MAP(XX)                                                       \
+  XX(EINVAL, -1, "invalid argument")                                           \
+  XX(ENOMEM, -2, "out of memory")                                              \
+  XX(EIO, -3, "input/output error")                                            \
+  XX(EFORMAT, -4, "malformed input")                                           \
+  XX(ENOTSUP, -5, "not supported yet")                                         \
+  XX(ETOOL, -6, "external tool failed")                                        \
+  XX(ELLVM, -7, "llvm error")                                                  \
+  XX(ECANCELED, -8, "canceled")                                                \
+  XX(ESIGNAL, -9, "interrupted by a signal")
+
+enum {
+#define XX(name, value, text) LW_##name = value,
+  LW_ERRNO_MAP(XX)
+#undef XX
+};
+
+/* Text of an LW_E* code. */
+const char *lw_strerror(int code);
+
+/* A caller-owned diagnostic: the first error written wins. */
+struct lw_diag {
+  int code;
+  int exit_status; /* status main should exit with; 0 means 1 */
+  char msg[1024];
+};
+
+/* Records `fmt` in `d` (unless it already holds an error) and returns `code`. */
+int lw_error(struct lw_diag *d, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Like lw_error but prefixes the message with the quoted path: 'path': ... */
+int lw_error_path(struct lw_diag *d, int code, const char *path,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A growable byte buffer; `data` is owned. */
+struct lw_buf {
+  unsigned char *data;
+  size_t len, cap;
+};
+
+/* Appends `n` bytes; returns 0 or LW_ENOMEM. */
+int lw_buf_append(struct lw_buf *b, const void *p, size_t n);
+/* Releases the buffer and zeroes it. */
+void lw_buf_free(struct lw_buf *b);
+
+/* A NULL-terminated vector of owned strings, ready to be an argv. */
+struct lw_strvec {
+  char **v;
+  size_t n, cap;
+};
+
+/* Appends a copy of `s`; returns 0 or LW_ENOMEM. */
+int lw_strvec_push(struct lw_strvec *sv, const char *s);
+/* Appends a formatted string. */
+int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends copies of every string of `src`. */
+int lw_strvec_extend(struct lw_strvec *sv, const struct lw_strvec *src);
+/* Frees every string and the vector. */
+void lw_strvec_free(struct lw_strvec *sv);
+
+/* Returns a malloc'd formatted string, or NULL when out of memory. */
+char *lw_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reads a whole file into `out`; a missing or unreadable file is an error
+ * naming the path. */
+int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d);
+
+#define LW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Broken invariant: prints and aborts (git's BUG()). */
+#define LW_BUG(msg) lw__bug(__FILE__, __LINE__, msg)
+void lw__bug(const char *file, int line, const char *msg)
+    __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,54 @@
+/* internal.h - private to wrap/: IR building helpers shared by the SYCL and
+ * OpenMP registration builders. */
+#ifndef WRP_INTERNAL_H
+#define WRP_INTERNAL_H
+
+#include "wrp.h"
+
+#include <llvm-c/Core.h>
+
+struct wrp__ir {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMTypeRef i8, i16, i32, i64, ptr;
+  LLVMTypeRef entry_ty; /* struct __tgt_offload_entry (LLVM >= 20 layout) */
+  struct wrp__xtors {
+    LLVMValueRef fn[4];
+    int prio[4];
+    size_t n;
+  } xtors[2]; /* [0] constructors, [1] destructors */
+};
+
+/* Internal constant global holding `len` bytes (plus a NUL when `cstr`).
+ * Returns the global; `section` may be NULL, `align` 0. */
+LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
+                        size_t len, int cstr, const char *section,
+                        unsigned align);
+
+/* Pointer `off` bytes into global `g` of array type. */
+LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off);
+
+/* Internal constant global array of `n` structs of type `ty`; returns the
+ * global and sets *end to one-past-the-end. NULL pointers when n == 0. */
+LLVMValueRef wrp__array(struct wrp__ir *ir, const char *name, LLVMTypeRef ty,
+                        LLVMValueRef *elems, size_t n, LLVMValueRef *end);
+
+/* An offload entry constant {0, 1, kind, 0, addr, name, size, 0, null}. */
+LLVMValueRef wrp__entry(struct wrp__ir *ir, uint16_t kind, LLVMValueRef addr,
+                        LLVMValueRef name, uint64_t size);
+
+/* Internal void() function in .text.startup calling `callee(arg)`.
+ * Returns the function. */
+LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
+                          const char *callee, LLVMValueRef arg);
+
+/* Adds `fn` to llvm.global_ctors (dtor = 0) or llvm.global_dtors. */
+void wrp__add_xtor(struct wrp__ir *ir, int dtor, LLVMValueRef fn,
+                   int priority);
+
+int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
+              struct lw_diag *d);
+int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
+                size_t n, struct lw_diag *d);
+
+#endif

@@ -1,0 +1,150 @@
+/* ir.c - small LLVM-C helpers to build constant data and start-up functions
+ * of a registration module, plus wrp_build which drives the builders. The
+ * module is built in its own context so a wrap job may run on any thread. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
+                        size_t len, int cstr, const char *section,
+                        unsigned align) {
+  LLVMValueRef init =
+      LLVMConstStringInContext2(ir->ctx, data, len, cstr ? 0 : 1);
+  LLVMValueRef g = LLVMAddGlobal(ir->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  if (section)
+    LLVMSetSection(g, section);
+  if (align)
+    LLVMSetAlignment(g, align);
+  return g;
+}
+
+LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off) {
+  LLVMValueRef idx[2] = {LLVMConstInt(ir->i64, 0, 0),
+                         LLVMConstInt(ir->i64, off, 0)};
+  return LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g), g, idx, 2);
+}
+
+LLVMValueRef wrp__array(struct wrp__ir *ir, const char *name, LLVMTypeRef ty,
+                        LLVMValueRef *elems, size_t n, LLVMValueRef *end) {
+  if (n == 0) {
+    *end = LLVMConstNull(ir->ptr);
+    return LLVMConstNull(ir->ptr);
+  }
+  LLVMValueRef init = LLVMConstArray2(ty, elems, n);
+  LLVMValueRef g = LLVMAddGlobal(ir->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  *end = wrp__gep(ir, g, n);
+  return g;
+}
+
+LLVMValueRef wrp__entry(struct wrp__ir *ir, uint16_t kind, LLVMValueRef addr,
+                        LLVMValueRef name, uint64_t size) {
+  LLVMValueRef f[9] = {
+      LLVMConstInt(ir->i64, 0, 0),    LLVMConstInt(ir->i16, 1, 0),
+      LLVMConstInt(ir->i16, kind, 0), LLVMConstInt(ir->i32, 0, 0),
+      addr ? addr : LLVMConstNull(ir->ptr),
+      name,                           LLVMConstInt(ir->i64, size, 0),
+      LLVMConstInt(ir->i64, 0, 0),    LLVMConstNull(ir->ptr)};
+  return LLVMConstNamedStruct(ir->entry_ty, f, 9);
+}
+
+LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
+                          const char *callee, LLVMValueRef arg) {
+  LLVMTypeRef void_ty = LLVMVoidTypeInContext(ir->ctx);
+  LLVMTypeRef fty = LLVMFunctionType(void_ty, NULL, 0, 0);
+  LLVMValueRef fn = LLVMAddFunction(ir->mod, name, fty);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMSetSection(fn, ".text.startup");
+  LLVMTypeRef cty = LLVMFunctionType(void_ty, &ir->ptr, 1, 0);
+  LLVMValueRef c = LLVMGetNamedFunction(ir->mod, callee);
+  if (!c)
+    c = LLVMAddFunction(ir->mod, callee, cty);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ir->ctx, fn,
+                                                            "entry"));
+  LLVMBuildCall2(b, cty, c, &arg, 1, "");
+  LLVMBuildRetVoid(b);
+  LLVMDisposeBuilder(b);
+  return fn;
+}
+
+void wrp__add_xtor(struct wrp__ir *ir, int dtor, LLVMValueRef fn,
+                   int priority) {
+  struct wrp__xtors *x = &ir->xtors[dtor ? 1 : 0];
+  if (x->n == LW_ARRAY_SIZE(x->fn))
+    LW_BUG("too many start-up functions");
+  x->fn[x->n] = fn;
+  x->prio[x->n++] = priority;
+}
+
+/* Writes llvm.global_ctors and llvm.global_dtors from the collected
+ * functions. */
+static void finish_xtors(struct wrp__ir *ir) {
+  LLVMTypeRef fields[3] = {ir->i32, ir->ptr, ir->ptr};
+  LLVMTypeRef ty = LLVMStructTypeInContext(ir->ctx, fields, 3, 0);
+  for (int k = 0; k < 2; k++) {
+    struct wrp__xtors *x = &ir->xtors[k];
+    if (!x->n)
+      continue;
+    LLVMValueRef elems[LW_ARRAY_SIZE(x->fn)];
+    for (size_t i = 0; i < x->n; i++) {
+      LLVMValueRef f[3] = {LLVMConstInt(ir->i32, (unsigned)x->prio[i], 0),
+                           x->fn[i], LLVMConstNull(ir->ptr)};
+      elems[i] = LLVMConstNamedStruct(ty, f, 3);
+    }
+    LLVMValueRef arr = LLVMConstArray2(ty, elems, x->n);
+    LLVMValueRef g = LLVMAddGlobal(ir->mod, LLVMTypeOf(arr),
+                                   k ? "llvm.global_dtors"
+                                     : "llvm.global_ctors");
+    LLVMSetLinkage(g, LLVMAppendingLinkage);
+    LLVMSetInitializer(g, arr);
+  }
+}
+
+int wrp_encode_byte_array(const void *data, size_t size, struct lw_buf *out) {
+  unsigned char hdr[8];
+  uint64_t bits = (uint64_t)size * 8;
+  for (int i = 0; i < 8; i++)
+    hdr[i] = (unsigned char)(bits >> (8 * i));
+  int rc = lw_buf_append(out, hdr, 8);
+  return rc ? rc : lw_buf_append(out, data, size);
+}
+
+int wrp_build(const struct wrp_request *req, struct dl_module **out,
+              struct lw_diag *d) {
+  struct wrp__ir ir = {0};
+  ir.ctx = LLVMContextCreate();
+  ir.mod = LLVMModuleCreateWithNameInContext("offload.wrapper.module", ir.ctx);
+  LLVMSetTarget(ir.mod, req->host_triple);
+  ir.i8 = LLVMInt8TypeInContext(ir.ctx);
+  ir.i16 = LLVMInt16TypeInContext(ir.ctx);
+  ir.i32 = LLVMInt32TypeInContext(ir.ctx);
+  ir.i64 = LLVMInt64TypeInContext(ir.ctx);
+  ir.ptr = LLVMPointerTypeInContext(ir.ctx, 0);
+  ir.entry_ty = LLVMStructCreateNamed(ir.ctx, "struct.__tgt_offload_entry");
+  LLVMTypeRef ef[9] = {ir.i64, ir.i16, ir.i16, ir.i32, ir.ptr,
+                       ir.ptr, ir.i64, ir.i64, ir.ptr};
+  LLVMStructSetBody(ir.entry_ty, ef, 9, 0);
+  int rc = 0;
+  if (req->nsycl)
+    rc = wrp__sycl(&ir, req->sycl, req->nsycl, d);
+  if (!rc && req->nomp)
+    rc = wrp__openmp(&ir, req->omp, req->nomp, d);
+  if (!rc)
+    finish_xtors(&ir);
+  if (rc) {
+    LLVMDisposeModule(ir.mod);
+    LLVMContextDispose(ir.ctx);
+    return rc;
+  }
+  if (dl_module_adopt(ir.ctx, ir.mod, req->host_triple, out))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}

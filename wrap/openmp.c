@@ -1,0 +1,96 @@
+/* openmp.c - the libomptarget ABI of LLVM 22: each linked device image is
+ * embedded as a version-1 OffloadBinary in section .llvm.offloading (so
+ * binary tools can still read it), and a descriptor
+ *   { i32 NumDeviceImages, DeviceImages*, HostEntriesBegin, HostEntriesEnd }
+ * lists images { ImageStart, ImageEnd, EntriesBegin, EntriesEnd } whose
+ * start/end point at the image inside the OffloadBinary. Host entries are the
+ * linker-made bounds __start_/__stop_llvm_offload_entries of the section the
+ * compiler put them in; a zero-sized dummy keeps the section alive. A
+ * constructor calls __tgt_register_lib and registers the unregister function
+ * with atexit. */
+#include "internal.h"
+
+#include "ex.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static LLVMValueRef entries_bound(struct wrp__ir *ir, LLVMTypeRef arr_ty,
+                                  const char *name) {
+  LLVMValueRef g = LLVMAddGlobal(ir->mod, arr_ty, name);
+  LLVMSetVisibility(g, LLVMHiddenVisibility);
+  LLVMSetGlobalConstant(g, 1);
+  return g;
+}
+
+int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
+                size_t n, struct lw_diag *d) {
+  LLVMTypeRef arr0 = LLVMArrayType2(ir->entry_ty, 0);
+  LLVMValueRef eb = entries_bound(ir, arr0, "__start_llvm_offload_entries");
+  LLVMValueRef ee = entries_bound(ir, arr0, "__stop_llvm_offload_entries");
+  LLVMValueRef dummy =
+      LLVMAddGlobal(ir->mod, arr0, "__dummy.llvm_offload_entries");
+  LLVMSetInitializer(dummy, LLVMConstNull(arr0));
+  LLVMSetGlobalConstant(dummy, 1);
+  LLVMSetLinkage(dummy, LLVMInternalLinkage);
+  LLVMSetSection(dummy, "llvm_offload_entries");
+  LLVMSetAlignment(dummy, 8);
+  LLVMValueRef used_init = LLVMConstArray2(ir->ptr, &dummy, 1);
+  LLVMValueRef used = LLVMAddGlobal(ir->mod, LLVMTypeOf(used_init),
+                                    "llvm.compiler.used");
+  LLVMSetLinkage(used, LLVMAppendingLinkage);
+  LLVMSetSection(used, "llvm.metadata");
+  LLVMSetInitializer(used, used_init);
+
+  LLVMTypeRef img_ty = LLVMStructCreateNamed(ir->ctx, "__tgt_device_image");
+  LLVMTypeRef imf[4] = {ir->ptr, ir->ptr, ir->ptr, ir->ptr};
+  LLVMStructSetBody(img_ty, imf, 4, 0);
+  LLVMTypeRef desc_ty = LLVMStructCreateNamed(ir->ctx, "__tgt_bin_desc");
+  LLVMTypeRef df[4] = {ir->i32, ir->ptr, ir->ptr, ir->ptr};
+  LLVMStructSetBody(desc_ty, df, 4, 0);
+
+  LLVMValueRef wrapped[64];
+  if (n > LW_ARRAY_SIZE(wrapped))
+    return lw_error(d, LW_EINVAL, "too many OpenMP device images (%zu)", n);
+  for (size_t i = 0; i < n; i++) {
+    struct ex_string strs[2] = {
+        {"arch", (char *)imgs[i].arch, strlen(imgs[i].arch)},
+        {"triple", (char *)imgs[i].triple, strlen(imgs[i].triple)}};
+    struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_OPENMP, 0, strs, 2,
+                                imgs[i].data, imgs[i].size};
+    struct lw_buf blob = {0};
+    size_t img_off;
+    if (ex_write_offload_binary(&wi, &blob, &img_off))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    LLVMValueRef g = wrp__bytes(ir, ".omp_offloading.device_image",
+                                blob.data, blob.len, 0, ".llvm.offloading", 8);
+    lw_buf_free(&blob);
+    LLVMValueRef f[4] = {wrp__gep(ir, g, img_off),
+                         wrp__gep(ir, g, img_off + imgs[i].size), eb, ee};
+    wrapped[i] = LLVMConstNamedStruct(img_ty, f, 4);
+  }
+  LLVMValueRef iend;
+  LLVMValueRef images = wrp__array(ir, ".omp_offloading.device_images",
+                                   img_ty, wrapped, n, &iend);
+  LLVMValueRef dinit[4] = {LLVMConstInt(ir->i32, n, 0), images, eb, ee};
+  LLVMValueRef desc = LLVMAddGlobal(ir->mod, desc_ty,
+                                    ".omp_offloading.descriptor");
+  LLVMSetInitializer(desc, LLVMConstNamedStruct(desc_ty, dinit, 4));
+  LLVMSetGlobalConstant(desc, 1);
+  LLVMSetLinkage(desc, LLVMInternalLinkage);
+
+  /* Register, then have atexit unregister before plugins go away. */
+  LLVMValueRef unreg = wrp__call_fn(ir, ".omp_offloading.descriptor_unreg",
+                                    "__tgt_unregister_lib", desc);
+  LLVMValueRef reg = wrp__call_fn(ir, ".omp_offloading.descriptor_reg",
+                                  "__tgt_register_lib", desc);
+  LLVMTypeRef atexit_ty = LLVMFunctionType(ir->i32, &ir->ptr, 1, 0);
+  LLVMValueRef atexit_fn = LLVMAddFunction(ir->mod, "atexit", atexit_ty);
+  LLVMBasicBlockRef bb = LLVMGetEntryBasicBlock(reg);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
+  LLVMPositionBuilderBefore(b, LLVMGetLastInstruction(bb));
+  LLVMBuildCall2(b, atexit_ty, atexit_fn, &unreg, 1, "");
+  LLVMDisposeBuilder(b);
+  wrp__add_xtor(ir, 0, reg, 101);
+  return 0;
+}

@@ -1,0 +1,161 @@
+/* base.c - error text, diagnostics, byte buffers and string vectors shared by
+ * every fatlink library (see include/lw_base.h). */
+#include "lw_base.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *lw_strerror(int code) {
+  switch (code) {
+#define XX(name, value, text)                                                  \
+  case value:                                                                  \
+    return text;
+    LW_ERRNO_MAP(XX)
+#undef XX
+  }
+  return "unknown error";
+}
+
+static int verror(struct lw_diag *d, int code, const char *prefix,
+                  const char *fmt, va_list ap) {
+  if (d && d->code == 0) {
+    size_t off = 0;
+    d->code = code;
+    if (prefix)
+      off = (size_t)snprintf(d->msg, sizeof d->msg, "'%s': ", prefix);
+    if (off < sizeof d->msg)
+      vsnprintf(d->msg + off, sizeof d->msg - off, fmt, ap);
+    /* One line: newlines inside a message become spaces. */
+    for (char *p = d->msg; *p; p++)
+      if (*p == '\n' || *p == '\r')
+        *p = ' ';
+  }
+  return code;
+}
+
+int lw_error(struct lw_diag *d, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror(d, code, NULL, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int lw_error_path(struct lw_diag *d, int code, const char *path,
+                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror(d, code, path, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int lw_buf_append(struct lw_buf *b, const void *p, size_t n) {
+  if (n == 0)
+    return 0;
+  if (b->len + n < b->len)
+    return LW_ENOMEM;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n)
+      cap *= 2;
+    unsigned char *nd = realloc(b->data, cap);
+    if (!nd)
+      return LW_ENOMEM;
+    b->data = nd;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+  return 0;
+}
+
+void lw_buf_free(struct lw_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+static int strvec_take(struct lw_strvec *sv, char *s) {
+  if (!s)
+    return LW_ENOMEM;
+  if (sv->n + 2 > sv->cap) {
+    size_t cap = sv->cap ? sv->cap * 2 : 16;
+    char **nv = realloc(sv->v, cap * sizeof *nv);
+    if (!nv) {
+      free(s);
+      return LW_ENOMEM;
+    }
+    sv->v = nv;
+    sv->cap = cap;
+  }
+  sv->v[sv->n++] = s;
+  sv->v[sv->n] = NULL;
+  return 0;
+}
+
+int lw_strvec_push(struct lw_strvec *sv, const char *s) {
+  return strvec_take(sv, strdup(s));
+}
+
+int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...) {
+  va_list ap;
+  char *s = NULL;
+  va_start(ap, fmt);
+  if (vasprintf(&s, fmt, ap) < 0)
+    s = NULL;
+  va_end(ap);
+  return strvec_take(sv, s);
+}
+
+int lw_strvec_extend(struct lw_strvec *sv, const struct lw_strvec *src) {
+  for (size_t i = 0; i < src->n; i++) {
+    int rc = lw_strvec_push(sv, src->v[i]);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+void lw_strvec_free(struct lw_strvec *sv) {
+  for (size_t i = 0; i < sv->n; i++)
+    free(sv->v[i]);
+  free(sv->v);
+  sv->v = NULL;
+  sv->n = sv->cap = 0;
+}
+
+char *lw_xasprintf(const char *fmt, ...) {
+  va_list ap;
+  char *s = NULL;
+  va_start(ap, fmt);
+  if (vasprintf(&s, fmt, ap) < 0)
+    s = NULL;
+  va_end(ap);
+  return s;
+}
+
+int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
+  unsigned char chunk[65536];
+  size_t n;
+  int rc = 0;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    if ((rc = lw_buf_append(out, chunk, n)))
+      break;
+  if (!rc && ferror(f))
+    rc = lw_error_path(d, LW_EIO, path, "read error");
+  else if (rc)
+    lw_error_path(d, rc, path, "out of memory");
+  fclose(f);
+  return rc;
+}
+
+void lw__bug(const char *file, int line, const char *msg) {
+  fprintf(stderr, "fatlink: BUG: %s:%d: %s\n", file, line, msg);
+  abort();
+}

@@ -1,0 +1,430 @@
+/* graph.c - the job graph and its scheduler on libuv (after ninja's Plan and
+ * samurai's build loop).
+ *
+ * A job waits for `nblock` inputs; when the count reaches zero it joins the
+ * ready list (FIFO, so the order is deterministic). The loop starts ready jobs
+ * while fewer than `jobs` run - one limit for in-process work (uv_queue_work)
+ * and spawned tools (uv_spawn) together. Everything but a job's `run` happens
+ * on the loop thread, so the graph needs no lock; `prepare` and `done` may add
+ * jobs, which is how the graph grows while it runs. The first failure stops
+ * new starts, terminates running tools and waits for in-process work
+ * (maxfail = 1). A dry run walks the same graph without running anything. */
+#include "internal.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+enum { PENDING, READY, RUNNING, DONE, FAILED };
+
+struct lw_graph {
+  struct lw_graph_options opt;
+  uv_loop_t loop;
+  int loop_ready;
+  struct lw_job *all, **all_tail;
+  struct lw_job *ready, **ready_tail;
+  int running, peak, failed;
+  struct lw_diag diag;
+  uint64_t t0;
+};
+
+struct proc {
+  uv_process_t p;
+  uv_pipe_t pipes[2]; /* stdout, stderr: both go to the job's capture */
+  int open_handles;
+  int64_t status;
+  int term_signal;
+  struct lw_job *j;
+};
+
+struct work {
+  uv_work_t req;
+  int rc;
+};
+
+static void start_ready(struct lw_graph *g);
+
+int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out) {
+  struct lw_graph *g = calloc(1, sizeof *g);
+  if (!g)
+    return LW_ENOMEM;
+  g->opt = *opt;
+  if (g->opt.jobs < 1)
+    g->opt.jobs = 1;
+  if (!g->opt.log)
+    g->opt.log = stderr;
+  g->all_tail = &g->all;
+  g->ready_tail = &g->ready;
+  g->t0 = uv_hrtime();
+  if (!g->opt.dry_run) {
+    /* The pool must be able to run as many in-process jobs as we allow. */
+    if (!getenv("UV_THREADPOOL_SIZE")) {
+      char n[16];
+      snprintf(n, sizeof n, "%d", g->opt.jobs);
+      setenv("UV_THREADPOOL_SIZE", n, 1);
+    }
+    if (uv_loop_init(&g->loop) != 0) {
+      free(g);
+      return LW_ENOMEM;
+    }
+    g->loop_ready = 1;
+  }
+  *out = g;
+  return 0;
+}
+
+static void push_ready(struct lw_graph *g, struct lw_job *j) {
+  j->state = READY;
+  j->next_ready = NULL;
+  *g->ready_tail = j;
+  g->ready_tail = &j->next_ready;
+}
+
+struct lw_job *lw_graph_add(struct lw_graph *g, const struct lw_job_kind *kind,
+                            void *data, struct lw_job *const *deps,
+                            size_t ndeps) {
+  struct lw_job *j = calloc(1, sizeof *j);
+  if (!j) {
+    if (kind->free_data && data)
+      kind->free_data(data);
+    return NULL;
+  }
+  j->kind = kind;
+  j->data = data;
+  j->graph = g;
+  *g->all_tail = j;
+  g->all_tail = &j->next_all;
+  for (size_t i = 0; i < ndeps; i++)
+    if (lw_graph_add_dep(g, j, deps[i]))
+      return NULL; /* the job stays owned by the graph */
+  if (j->nblock == 0)
+    push_ready(g, j);
+  return j;
+}
+
+int lw_graph_add_dep(struct lw_graph *g, struct lw_job *user,
+                     struct lw_job *dep) {
+  if (!dep || dep->state == DONE)
+    return 0;
+  if (user->state != PENDING)
+    LW_BUG("dependency added to a job that already started");
+  if (dep->nusers == dep->capusers) {
+    size_t cap = dep->capusers ? dep->capusers * 2 : 4;
+    struct lw_job **nu = realloc(dep->users, cap * sizeof *nu);
+    if (!nu)
+      return LW_ENOMEM;
+    dep->users = nu;
+    dep->capusers = cap;
+  }
+  dep->users[dep->nusers++] = user;
+  user->nblock++;
+  (void)g;
+  return 0;
+}
+
+static double now_us(struct lw_graph *g) {
+  return (double)(uv_hrtime() - g->t0) / 1e3;
+}
+
+static void print_arg(FILE *f, const char *a) {
+  if (*a && strpbrk(a, " \t\n\"'\\$`;&|<>()*?[]#~") == NULL) {
+    fputs(a, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *a; a++) {
+    if (*a == '"' || *a == '\\' || *a == '$' || *a == '`')
+      fputc('\\', f);
+    fputc(*a, f);
+  }
+  fputc('"', f);
+}
+
+static void describe(struct lw_graph *g, struct lw_job *j) {
+  FILE *f = g->opt.log;
+  if (j->argv.n) {
+    for (size_t i = 0; i < j->argv.n; i++) {
+      if (i)
+        fputc(' ', f);
+      print_arg(f, j->argv.v[i]);
+    }
+    fputc('\n', f);
+  } else {
+    fprintf(f, "in-process: %s\n", j->what ? j->what : j->kind->name);
+  }
+  fflush(f);
+}
+
+static void kill_tools(struct lw_graph *g) {
+  for (struct lw_job *j = g->all; j; j = j->next_all)
+    if (j->state == RUNNING && j->argv.n && j->runner) {
+      struct proc *p = j->runner;
+      uv_process_kill(&p->p, SIGTERM);
+    }
+}
+
+static void fail(struct lw_graph *g, struct lw_job *j, int rc) {
+  j->state = FAILED;
+  if (!g->failed) {
+    g->failed = 1;
+    g->diag = j->diag;
+    if (!g->diag.code) {
+      g->diag.code = rc;
+      snprintf(g->diag.msg, sizeof g->diag.msg, "%s: %s", j->kind->name,
+               lw_strerror(rc));
+    }
+    kill_tools(g);
+  }
+}
+
+/* Called on the loop thread when a job's work (or tool) ended with `rc`. */
+static void finish(struct lw_graph *g, struct lw_job *j, int rc) {
+  j->end_us = now_us(g);
+  if (!rc && j->kind->done && !g->failed)
+    rc = j->kind->done(g, j, &j->diag);
+  if (rc) {
+    fail(g, j, rc);
+    return;
+  }
+  j->state = DONE;
+  for (size_t i = 0; i < j->nusers; i++)
+    if (--j->users[i]->nblock == 0 && j->users[i]->state == PENDING)
+      push_ready(g, j->users[i]);
+}
+
+static void work_cb(uv_work_t *req) {
+  struct lw_job *j = req->data;
+  struct work *w = j->runner;
+  w->rc = j->kind->run(j, &j->diag);
+}
+
+static void after_work_cb(uv_work_t *req, int status) {
+  struct lw_job *j = req->data;
+  struct lw_graph *g = j->graph;
+  struct work *w = j->runner;
+  int rc = status == UV_ECANCELED ? LW_ECANCELED : w->rc;
+  free(w);
+  j->runner = NULL;
+  g->running--;
+  finish(g, j, rc);
+  start_ready(g);
+}
+
+static void proc_closed(uv_handle_t *h) {
+  struct proc *p = h->data;
+  if (--p->open_handles > 0)
+    return;
+  struct lw_job *j = p->j;
+  struct lw_graph *g = j->graph;
+  int rc = 0;
+  j->exit_status = p->term_signal ? 128 + p->term_signal : (int)p->status;
+  if (p->status == -1)
+    rc = LW_ETOOL; /* spawn failed, diag already set */
+  else if (j->exit_status != 0) {
+    /* Name the tool and quote the last line it wrote. */
+    const char *last = "";
+    size_t n = j->out.len;
+    while (n && (j->out.data[n - 1] == '\n' || j->out.data[n - 1] == ' '))
+      n--;
+    size_t s = n;
+    while (s && j->out.data[s - 1] != '\n')
+      s--;
+    char line[300];
+    snprintf(line, sizeof line, "%.*s", (int)(n - s),
+             n ? (const char *)j->out.data + s : last);
+    if (p->term_signal)
+      lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0],
+                    "killed by signal %d%s%s", p->term_signal,
+                    line[0] ? ": " : "", line);
+    else
+      lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0],
+                    "failed with exit code %d%s%s", j->exit_status,
+                    line[0] ? ": " : "", line);
+    j->diag.exit_status = j->exit_status;
+    rc = LW_ETOOL;
+  }
+  free(p);
+  j->runner = NULL;
+  g->running--;
+  finish(g, j, rc);
+  start_ready(g);
+}
+
+static void on_exit_cb(uv_process_t *h, int64_t status, int sig) {
+  struct proc *p = h->data;
+  lw_tmp_untrack_child(h->pid);
+  p->status = status;
+  p->term_signal = sig;
+  uv_close((uv_handle_t *)h, proc_closed);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+  (void)h;
+  buf->base = malloc(hint);
+  buf->len = buf->base ? hint : 0;
+}
+
+static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  struct proc *p = s->data;
+  if (n > 0)
+    lw_buf_append(&p->j->out, buf->base, (size_t)n);
+  free(buf->base);
+  if (n < 0)
+    uv_close((uv_handle_t *)s, proc_closed);
+}
+
+static int spawn(struct lw_graph *g, struct lw_job *j) {
+  struct proc *p = calloc(1, sizeof *p);
+  if (!p)
+    return lw_error(&j->diag, LW_ENOMEM, "out of memory");
+  p->j = j;
+  p->p.data = p;
+  uv_stdio_container_t stdio[3];
+  stdio[0].flags = UV_IGNORE;
+  if (j->inherit_stdio) {
+    stdio[1].flags = UV_INHERIT_FD;
+    stdio[1].data.fd = 1;
+    stdio[2].flags = UV_INHERIT_FD;
+    stdio[2].data.fd = 2;
+  } else {
+    for (int k = 0; k < 2; k++) {
+      uv_pipe_init(&g->loop, &p->pipes[k], 0);
+      p->pipes[k].data = p;
+      p->open_handles++;
+      stdio[k + 1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+      stdio[k + 1].data.stream = (uv_stream_t *)&p->pipes[k];
+    }
+  }
+  uv_process_options_t po;
+  memset(&po, 0, sizeof po);
+  po.file = j->argv.v[0];
+  po.args = j->argv.v;
+  po.exit_cb = on_exit_cb;
+  po.stdio = stdio;
+  po.stdio_count = 3;
+  p->open_handles++;
+  j->runner = p;
+  int r = uv_spawn(&g->loop, &p->p, &po);
+  if (r != 0) {
+    lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0], "cannot run: %s",
+                  uv_strerror(r));
+    p->status = -1;
+    uv_close((uv_handle_t *)&p->p, proc_closed);
+    if (!j->inherit_stdio)
+      for (int k = 0; k < 2; k++)
+        uv_close((uv_handle_t *)&p->pipes[k], proc_closed);
+    return 0; /* finished through proc_closed */
+  }
+  lw_tmp_track_child(p->p.pid);
+  if (!j->inherit_stdio)
+    for (int k = 0; k < 2; k++)
+      uv_read_start((uv_stream_t *)&p->pipes[k], alloc_cb, read_cb);
+  return 0;
+}
+
+static void start(struct lw_graph *g, struct lw_job *j) {
+  int rc = 0;
+  if (j->kind->prepare)
+    rc = j->kind->prepare(g, j, &j->diag);
+  if (rc) {
+    fail(g, j, rc);
+    return;
+  }
+  j->start_us = now_us(g);
+  if (g->opt.dry_run || g->opt.verbose)
+    describe(g, j);
+  if (g->opt.dry_run) {
+    finish(g, j, 0);
+    return;
+  }
+  j->state = RUNNING;
+  g->running++;
+  if (g->running > g->peak)
+    g->peak = g->running;
+  if (j->kind->run) {
+    struct work *w = calloc(1, sizeof *w);
+    if (!w) {
+      g->running--;
+      fail(g, j, lw_error(&j->diag, LW_ENOMEM, "out of memory"));
+      return;
+    }
+    w->req.data = j;
+    j->runner = w;
+    uv_queue_work(&g->loop, &w->req, work_cb, after_work_cb);
+  } else if (j->argv.n) {
+    spawn(g, j);
+  } else {
+    g->running--;
+    finish(g, j, 0);
+  }
+}
+
+static void start_ready(struct lw_graph *g) {
+  while (!g->failed && g->ready &&
+         (g->opt.dry_run || g->running < g->opt.jobs)) {
+    struct lw_job *j = g->ready;
+    g->ready = j->next_ready;
+    if (!g->ready)
+      g->ready_tail = &g->ready;
+    start(g, j);
+  }
+}
+
+int lw_graph_run(struct lw_graph *g, struct lw_diag *d) {
+  start_ready(g);
+  if (!g->opt.dry_run)
+    uv_run(&g->loop, UV_RUN_DEFAULT);
+  if (g->failed) {
+    *d = g->diag;
+    return g->diag.code ? g->diag.code : LW_ETOOL;
+  }
+  for (struct lw_job *j = g->all; j; j = j->next_all)
+    if (j->state != DONE)
+      LW_BUG("job graph has a job that never became ready (cycle?)");
+  return 0;
+}
+
+int lw_graph_peak(const struct lw_graph *g) { return g->peak; }
+
+int lw_graph_write_trace(struct lw_graph *g, const char *path,
+                         struct lw_diag *d) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return lw_error_path(d, LW_EIO, path, "cannot write trace");
+  fprintf(f, "{\"traceEvents\":[");
+  int first = 1, tid = 0;
+  for (struct lw_job *j = g->all; j; j = j->next_all, tid++) {
+    if (j->state != DONE)
+      continue;
+    fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
+               "\"ts\":%.0f,\"dur\":%.0f}",
+            first ? "" : ",", j->kind->name, tid, j->start_us,
+            j->end_us - j->start_us);
+    first = 0;
+  }
+  fprintf(f, "\n]}\n");
+  return fclose(f) == 0 ? 0 : lw_error_path(d, LW_EIO, path, "write error");
+}
+
+void lw_graph_free(struct lw_graph *g) {
+  if (!g)
+    return;
+  struct lw_job *j = g->all;
+  while (j) {
+    struct lw_job *next = j->next_all;
+    if (j->kind->free_data && j->data)
+      j->kind->free_data(j->data);
+    lw_strvec_free(&j->argv);
+    lw_buf_free(&j->out);
+    free(j->what);
+    free(j->users);
+    free(j);
+    j = next;
+  }
+  if (g->loop_ready) {
+    uv_run(&g->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&g->loop);
+  }
+  free(g);
+}

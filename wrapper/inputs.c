@@ -1,0 +1,150 @@
+/* inputs.c - reads the host linker's arguments the way GNU ld does, to know
+ * which files it will read: positional inputs, and the libraries that -l
+ * finds in the -L directories (every -L counts, wherever it stands; a
+ * directory is searched for lib<name>.so before lib<name>.a unless linking
+ * statically; -l:<file> names the file). Options that take their value as the
+ * next argument are listed so their values are not taken for inputs. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* GNU ld options whose value may be the next argument. */
+static const char *const separate[] = {
+    "-o", "-L", "-l", "-m", "-T", "-e", "-u", "-y", "-z", "-h", "-R", "-F",
+    "-f", "-G", "-Y", "-A", "-b", "-c", "-a", "-P", "-O",
+    "-dynamic-linker", "--dynamic-linker", "-soname", "--soname", "-rpath",
+    "--rpath", "-rpath-link", "--rpath-link", "-Map", "--Map", "-plugin",
+    "--plugin", "-plugin-opt", "--plugin-opt", "--version-script",
+    "--dynamic-list", "--defsym", "--wrap", "--script", "--output",
+    "--library", "--library-path", "--entry", "--undefined",
+    "--trace-symbol", "--format", "--architecture", "--auxiliary",
+    "--filter", "--retain-symbols-file", "--sysroot", "--sort-section",
+    "--exclude-libs", "--audit", "--depaudit", "--image-base",
+    "-Ttext", "-Tdata", "-Tbss",
+    "--section-start", "--just-symbols", "--require-defined", "-init",
+    "-fini", "--init", "--fini", "--oformat", "-dT",
+    "--default-script", "--package-metadata", "--dependency-file",
+    "--error-handling-script", "-assert",
+    "--task-link", };
+
+static int takes_separate(const char *a) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(separate); i++)
+    if (strcmp(a, separate[i]) == 0)
+      return 1;
+  return 0;
+}
+
+int lw_find_output_arg(const struct lw_strvec *args) {
+  int found = -1;
+  for (size_t i = 0; i < args->n; i++) {
+    const char *a = args->v[i];
+    if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
+        i + 1 < args->n)
+      found = (int)++i;
+    else if (takes_separate(a))
+      i++;
+  }
+  return found;
+}
+
+static int is_file(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Finds -l`name` in `dirs`; returns a malloc'd path or NULL. */
+static char *find_lib(const struct lw_strvec *dirs, const char *name,
+                      int statik) {
+  for (size_t i = 0; i < dirs->n; i++) {
+    char *p;
+    if (name[0] == ':') {
+      p = lw_xasprintf("%s/%s", dirs->v[i], name + 1);
+      if (p && is_file(p))
+        return p;
+      free(p);
+      continue;
+    }
+    if (!statik) {
+      p = lw_xasprintf("%s/lib%s.so", dirs->v[i], name);
+      if (p && is_file(p))
+        return p;
+      free(p);
+    }
+    p = lw_xasprintf("%s/lib%s.a", dirs->v[i], name);
+    if (p && is_file(p))
+      return p;
+    free(p);
+  }
+  return NULL;
+}
+
+/* The value of option `a` if it is spelled `flag` (joined, `=`, or
+ * separate at args[i+1]). */
+static const char *value_of(const struct lw_strvec *args, size_t *i,
+                            const char *shortf, const char *longf) {
+  const char *a = args->v[*i];
+  size_t n = strlen(shortf), ln = strlen(longf);
+  if (strcmp(a, shortf) == 0 || strcmp(a, longf) == 0)
+    return *i + 1 < args->n ? args->v[++*i] : NULL;
+  if (strncmp(a, longf, ln) == 0 && a[ln] == '=')
+    return a + ln + 1;
+  if (strncmp(a, shortf, n) == 0 && a[n])
+    return a + n;
+  return NULL;
+}
+
+int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
+                      struct lw_diag *d) {
+  struct lw_strvec dirs = {0};
+  int rc = 0;
+  /* First pass: every -L. */
+  for (size_t i = 0; !rc && i < args->n; i++) {
+    const char *a = args->v[i];
+    if (strncmp(a, "-L", 2) == 0 || strncmp(a, "--library-path", 14) == 0) {
+      const char *v = value_of(args, &i, "-L", "--library-path");
+      if (v && lw_strvec_push(&dirs, v))
+        rc = LW_ENOMEM;
+    } else if (takes_separate(a)) {
+      i++;
+    }
+  }
+  int statik = 0;
+  for (size_t i = 0; !rc && i < args->n; i++) {
+    const char *a = args->v[i];
+    if (strcmp(a, "-Bstatic") == 0 || strcmp(a, "-static") == 0 ||
+        strcmp(a, "-dn") == 0 || strcmp(a, "-non_shared") == 0) {
+      statik = 1;
+    } else if (strcmp(a, "-Bdynamic") == 0 || strcmp(a, "-dy") == 0 ||
+               strcmp(a, "-call_shared") == 0) {
+      statik = 0;
+    } else if (strncmp(a, "-l", 2) == 0 || strncmp(a, "--library", 9) == 0) {
+      if (strncmp(a, "--library-path", 14) == 0) {
+        value_of(args, &i, "-L", "--library-path");
+        continue;
+      }
+      const char *v = value_of(args, &i, "-l", "--library");
+      char *p = v ? find_lib(&dirs, v, statik) : NULL;
+      /* Not found: the host linker reports it in its own words. */
+      if (p && lw_strvec_push(inputs, p))
+        rc = LW_ENOMEM;
+      free(p);
+    } else if (a[0] == '-' && a[1]) {
+      if (takes_separate(a))
+        i++;
+    } else if (!is_file(a)) {
+      struct stat st;
+      rc = lw_error_path(d, LW_EIO, a, "%s",
+                         stat(a, &st) == 0 ? "not a regular file"
+                                           : strerror(errno));
+    } else if (lw_strvec_push(inputs, a)) {
+      rc = LW_ENOMEM;
+    }
+  }
+  if (rc == LW_ENOMEM)
+    lw_error(d, rc, "out of memory");
+  lw_strvec_free(&dirs);
+  return rc;
+}

@@ -1,0 +1,183 @@
+/* internal.h - private to wrapper/: options, temporary files, the job graph,
+ * the plan that fills it and the host link. One section per file. */
+#ifndef LW_INTERNAL_H
+#define LW_INTERNAL_H
+
+#include "lw_base.h"
+
+#include <stdio.h>
+#include <sys/types.h>
+
+/* ---- options.c ---------------------------------------------------------- */
+
+struct lw_options {
+  const char *host_triple;
+  const char *linker_path;
+  const char *output; /* -o value, or "a.out" */
+  int jobs;           /* --wrapper-jobs, default: online cores */
+  int dry_run, save_temps, verbose, print_wrapped, time_trace;
+  int opt_level;           /* --opt-level=O<n>, default 2 */
+  int help, version;
+  struct lw_strvec linker_args; /* for the host linker, in order */
+  struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
+  struct lw_strvec device_linker_args;   /* "[triple=]arg" */
+  struct lw_strvec device_compiler_args; /* "[triple=]arg" */
+  struct lw_strvec storage; /* copies the const char* fields point to */
+};
+
+/* Parses the wrapper's argv (response files expanded, wrapper options taken,
+ * everything else kept for the host linker in order). */
+int lw_options_parse(int argc, char **argv, struct lw_options *o,
+                     struct lw_diag *d);
+void lw_options_free(struct lw_options *o);
+/* Prints every option with one line of help. */
+void lw_options_help(FILE *out);
+
+/* ---- respfile.c --------------------------------------------------------- */
+
+/* Appends argv with every @file expanded (nested, GNU quoting) to `out`. */
+int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
+                             struct lw_diag *d);
+
+/* ---- inputs.c ----------------------------------------------------------- */
+
+/* The files the host linker will read, in order: positional inputs and the
+ * libraries -l finds in the -L directories. A missing positional input is an
+ * error. */
+int lw_collect_inputs(const struct lw_strvec *linker_args,
+                      struct lw_strvec *inputs, struct lw_diag *d);
+
+/* Index in linker_args of the value of -o (or -1), and the flag spelling's
+ * index (for joined -ofile it is the same). */
+int lw_find_output_arg(const struct lw_strvec *linker_args);
+
+/* ---- tmp.c -------------------------------------------------------------- */
+
+/* One registry owns every temporary path of the process. Files are removed
+ * at exit and on INT/HUP/TERM/QUIT/PIPE unless kept by --save-temps; the
+ * signal path also kills registered children. */
+struct lw_tmp;
+
+/* Sets where temporaries go: with save_temps they are kept and named
+ * `<output>.<stage>.<ext>` next to the output, else random names in $TMPDIR.
+ * With dry_run only names are made, no file. */
+void lw_tmp_configure(const char *output, int save_temps, int dry_run);
+
+/* Creates an empty temporary for `stage` with extension `ext`; its path is
+ * lw_tmp_path(). */
+int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
+                  struct lw_diag *d);
+
+/* Creates a temporary in the directory of `target` for an atomic write that
+ * lw_tmp_commit renames over `target`. */
+int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
+                         struct lw_diag *d);
+
+const char *lw_tmp_path(const struct lw_tmp *t);
+
+/* Renames the temporary to `target` and forgets it; *t becomes NULL. */
+int lw_tmp_commit(struct lw_tmp **t, const char *target, struct lw_diag *d);
+
+/* Removes every temporary not kept (also run at exit). */
+void lw_tmp_cleanup(void);
+
+/* Tracks a running child so a fatal signal kills it. */
+void lw_tmp_track_child(pid_t pid);
+void lw_tmp_untrack_child(pid_t pid);
+
+/* ---- graph.c ------------------------------------------------------------ */
+
+struct lw_graph;
+struct lw_job;
+
+/* What a kind of job does. A job runs either in process (`run`, on the libuv
+ * pool; it may touch only its own job) or as a tool (`argv` filled by
+ * `prepare`). `prepare` and `done` run on the loop thread and may add jobs. */
+struct lw_job_kind {
+  const char *name;
+  int (*prepare)(struct lw_graph *g, struct lw_job *j, struct lw_diag *d);
+  int (*run)(struct lw_job *j, struct lw_diag *d);
+  int (*done)(struct lw_graph *g, struct lw_job *j, struct lw_diag *d);
+  void (*free_data)(void *data);
+};
+
+struct lw_job {
+  const struct lw_job_kind *kind;
+  void *data;              /* the kind's payload, freed by free_data */
+  char *what;              /* one-line description of an in-process step */
+  struct lw_strvec argv;   /* set by prepare for a tool job */
+  int inherit_stdio;       /* tool writes straight to our stdout/stderr */
+  int exit_status;         /* tool's status (128+sig for a signal) */
+  struct lw_buf out;       /* captured stdout+stderr of a tool */
+  /* scheduler state */
+  struct lw_job **users;
+  size_t nusers, capusers;
+  size_t nblock; /* inputs not yet finished */
+  int state;
+  double start_us, end_us;
+  struct lw_graph *graph;
+  struct lw_job *next_ready;
+  struct lw_job *next_all;
+  void *runner; /* uv request or process */
+  struct lw_diag diag;
+};
+
+struct lw_graph_options {
+  int jobs;
+  int dry_run;
+  int verbose;
+  FILE *log; /* where dry-run/verbose lines go */
+};
+
+/* Creates an empty graph. */
+int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out);
+
+/* Adds a job of `kind` depending on `deps`; the graph owns it. Allowed while
+ * the graph runs (from prepare/done). */
+struct lw_job *lw_graph_add(struct lw_graph *g, const struct lw_job_kind *kind,
+                            void *data, struct lw_job *const *deps,
+                            size_t ndeps);
+
+/* Makes `user` (not started yet) also wait for `dep`. */
+int lw_graph_add_dep(struct lw_graph *g, struct lw_job *user,
+                     struct lw_job *dep);
+
+/* Runs until every job finished or one failed (fail fast: nothing new starts,
+ * running jobs are reaped). Returns 0 or the first error, text in `d`. */
+int lw_graph_run(struct lw_graph *g, struct lw_diag *d);
+
+/* Writes a Chrome trace (JSON) of the finished jobs. */
+int lw_graph_write_trace(struct lw_graph *g, const char *path,
+                         struct lw_diag *d);
+
+/* Highest number of jobs that ran at once (for tests). */
+int lw_graph_peak(const struct lw_graph *g);
+
+void lw_graph_free(struct lw_graph *g);
+
+/* ---- plan.c ------------------------------------------------------------- */
+
+struct ex_set;
+struct lw_plan;
+
+/* Adds the jobs that turn the extracted images into device images, wrap them
+ * into a registration object and run the host link into a temporary beside
+ * the output. */
+int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
+                  const struct ex_set *images, struct lw_plan **out,
+                  struct lw_diag *d);
+
+/* After a successful run: renames the linked temporary to the output. */
+int lw_plan_commit(struct lw_plan *p, struct lw_diag *d);
+
+void lw_plan_free(struct lw_plan *p);
+
+/* ---- hostlink.c --------------------------------------------------------- */
+
+/* The host linker's argv: linker path, then the user's arguments in order
+ * with the output replaced by `out_path`, the wrapper object (if any) first
+ * among the inputs. */
+int lw_host_link_argv(const struct lw_options *o, const char *out_path,
+                      const char *wrapper_obj, struct lw_strvec *argv);
+
+#endif

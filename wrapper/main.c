@@ -1,0 +1,81 @@
+/* main.c - fatlink's pipeline: options -> scan inputs -> plan the job graph
+ * -> run it -> commit the output. Every step returns an error value; only
+ * main prints it (one line) and exits. Invoked as clang-linker-wrapper it is
+ * the same program: clang -B<dir> finds it under that name. */
+#include "internal.h"
+
+#include "dl.h"
+#include "ex.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LW_VERSION
+#define LW_VERSION "0.1.0"
+#endif
+
+static int scan_inputs(const struct lw_options *o, struct ex_set *set,
+                       struct lw_diag *d) {
+  struct lw_strvec inputs = {0};
+  int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
+  for (size_t i = 0; !rc && i < inputs.n; i++)
+    rc = ex_scan_file(set, inputs.v[i], d);
+  lw_strvec_free(&inputs);
+  return rc;
+}
+
+static int link(const struct lw_options *o, struct lw_diag *d) {
+  struct ex_set set = {0};
+  struct lw_graph *g = NULL;
+  struct lw_plan *plan = NULL;
+  int rc = scan_inputs(o, &set, d);
+  if (!rc) {
+    struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose, stderr};
+    if (lw_graph_new(&go, &g))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if (!rc)
+    rc = lw_plan_build(g, o, &set, &plan, d);
+  if (!rc)
+    rc = lw_graph_run(g, d);
+  if (!rc)
+    rc = lw_plan_commit(plan, d);
+  if (!rc && o->time_trace) {
+    char *path = lw_xasprintf("%s.time-trace", o->output);
+    rc = path ? lw_graph_write_trace(g, path, d)
+              : lw_error(d, LW_ENOMEM, "out of memory");
+    free(path);
+  }
+  lw_plan_free(plan);
+  lw_graph_free(g);
+  ex_set_free(&set);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  struct lw_diag d = {0};
+  struct lw_options o;
+  int rc = lw_options_parse(argc, argv, &o, &d);
+  if (!rc && o.help) {
+    lw_options_help(stdout);
+  } else if (!rc && o.version) {
+    fprintf(stderr, "fatlink version %s (LLVM %s)\n", LW_VERSION,
+            LW_LLVM_VERSION);
+  }
+  int run_link = !rc && !o.help && !(o.version && !o.verbose);
+  if (run_link) {
+    lw_tmp_configure(o.output, o.save_temps, o.dry_run);
+    dl_init();
+    rc = dl_set_llvm_options(&o.llvm_opts, &d);
+    if (!rc)
+      rc = link(&o, &d);
+  }
+  lw_options_free(&o);
+  if (rc) {
+    lw_tmp_cleanup();
+    fprintf(stderr, "fatlink: error: %s\n", d.msg[0] ? d.msg : lw_strerror(rc));
+    return d.exit_status > 0 ? d.exit_status : 1;
+  }
+  return 0;
+}

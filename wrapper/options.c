@@ -1,0 +1,279 @@
+/* options.c - the wrapper's command line, as clang-22 passes it: wrapper
+ * options mixed with host linker arguments, optionally split by "--" (after
+ * it everything is the linker's), @response files, and -Wl,/-Xlinker
+ * arguments whose pieces may themselves be wrapper options.
+ *
+ * One table names every option, its spelling, whether it takes a value and
+ * whether it works yet; options that later work will implement are parsed and
+ * refused with "not supported yet" rather than ignored. Anything the table
+ * does not know goes to the host linker unchanged and in order, as upstream
+ * does with unknown options. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum form { FLAG, JOINED, SEPARATE };
+
+enum id {
+  O_HOST_TRIPLE, O_LINKER_PATH, O_DEVICE_LINKER, O_DEVICE_COMPILER, O_JOBS,
+  O_DRY_RUN, O_SAVE_TEMPS, O_VERBOSE, O_PRINT_WRAPPED, O_OVERRIDE_IMAGE,
+  O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
+  O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
+  O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
+  O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER,
+};
+
+struct opt {
+  const char *spelling; /* JOINED spellings end in '=' */
+  enum form form;
+  enum id id;
+  int later; /* parsed, refused as not supported yet */
+  const char *help;
+};
+
+static const struct opt table[] = {
+    {"--host-triple=", JOINED, O_HOST_TRIPLE, 0,
+     "triple of the host the output runs on"},
+    {"--linker-path=", JOINED, O_LINKER_PATH, 0,
+     "path of the host linker to run"},
+    {"--device-linker=", JOINED, O_DEVICE_LINKER, 0,
+     "[<triple>=]<arg>: pass <arg> to the device link of <triple>"},
+    {"--device-compiler=", JOINED, O_DEVICE_COMPILER, 0,
+     "[<triple>=]<arg>: pass <arg> to the device compile of <triple>"},
+    {"--wrapper-jobs=", JOINED, O_JOBS, 0,
+     "run at most <n> jobs (tools and in-process steps) at once"},
+    {"--dry-run", FLAG, O_DRY_RUN, 0,
+     "print every step and command in order, run nothing"},
+    {"--save-temps", FLAG, O_SAVE_TEMPS, 0,
+     "keep intermediate files next to the output, named by stage"},
+    {"--wrapper-verbose", FLAG, O_VERBOSE, 0,
+     "print every step and command as it runs"},
+    {"--print-wrapped-module", FLAG, O_PRINT_WRAPPED, 0,
+     "print the registration module's IR to stderr"},
+    {"--override-image=", JOINED, O_OVERRIDE_IMAGE, 1,
+     "<kind>=<file>: use <file> as the image for <kind>"},
+    {"--relocatable", FLAG, O_RELOCATABLE, 1,
+     "relocatable link keeping device code for a later link"},
+    {"-r", FLAG, O_RELOCATABLE, 1, "same as --relocatable"},
+    {"--opt-level=", JOINED, O_OPT_LEVEL, 0,
+     "O0|O1|O2|O3: optimisation level of device code generation"},
+    {"-mllvm", SEPARATE, O_MLLVM, 0, "<arg>: pass <arg> to LLVM"},
+    {"--offload-opt=", JOINED, O_OFFLOAD_OPT, 0,
+     "<arg>: pass <arg> to LLVM for device code"},
+    {"--wrapper-time-trace", FLAG, O_TIME_TRACE, 0,
+     "write a Chrome trace of every job to <output>.time-trace"},
+    {"--help", FLAG, O_HELP, 0, "print this help"},
+    {"-help", FLAG, O_HELP, 0, "same as --help"},
+    {"--version", FLAG, O_VERSION, 0, "print the version"},
+    {"-v", FLAG, O_V, 0,
+     "print the version, then link verbosely (also passed to the linker)"},
+    {"--sycl-device-libraries=", JOINED, O_SYCL_DEVLIBS, 1,
+     "<a,b,...>: SYCL device libraries to link only-needed"},
+    {"--sycl-device-library-location=", JOINED, O_SYCL_DEVLIB_LOC, 1,
+     "<dir>: where the SYCL device libraries are"},
+    {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 1,
+     "<opts>: options of the SYCL post-link step"},
+    {"--sycl-module-split-mode=", JOINED, O_SYCL_SPLIT, 0,
+     "off (per_kernel|per_source|auto: later): SYCL device code split"},
+    {"--llvm-spirv-options=", JOINED, O_LLVM_SPIRV, 1,
+     "<opts>: options of an external llvm-spirv"},
+    {"--gpu-tool-arg=", JOINED, O_GPU_TOOL, 1,
+     "<args>: options of the GPU AOT compiler (ocloc)"},
+    {"--gen-tool-arg=", JOINED, O_GPU_TOOL, 1, "same as --gpu-tool-arg"},
+    {"--cpu-tool-arg=", JOINED, O_CPU_TOOL, 1,
+     "<args>: options of the CPU AOT compiler"},
+    {"--fpga-tool-arg=", JOINED, O_FPGA_TOOL, 1,
+     "<args>: options of the FPGA AOT compiler (aoc)"},
+    {"--fpga-link-type=", JOINED, O_FPGA_LINK, 1,
+     "early|image: FPGA archive link"},
+    {"--parallel-link-sycl=", JOINED, O_PARALLEL_LINK, 1,
+     "<n>: parallel jobs for SYCL split modules"},
+    {"--parallel-link-sycl", FLAG, O_PARALLEL_LINK, 1,
+     "link and split SYCL targets in parallel"},
+    {"-Wl,", JOINED, O_WL, 0,
+     "<a,b,...>: arguments that are wrapper options or the linker's"},
+    {"-Xlinker", SEPARATE, O_XLINKER, 0,
+     "<arg>: an argument that is a wrapper option or the linker's"},
+};
+
+void lw_options_help(FILE *out) {
+  fprintf(out,
+          "OVERVIEW: fatlink - link-time orchestrator for offloading "
+          "(drop-in for clang-linker-wrapper)\n\n"
+          "USAGE: fatlink [options] [--] <linker args>\n\n"
+          "Options not listed here, and every input, go to the host linker "
+          "in order.\n\nOPTIONS:\n");
+  for (size_t i = 0; i < LW_ARRAY_SIZE(table); i++) {
+    const struct opt *t = &table[i];
+    char name[64];
+    snprintf(name, sizeof name, "%s%s", t->spelling,
+             t->form == JOINED ? "<value>"
+             : t->form == SEPARATE ? " <value>"
+                                   : "");
+    fprintf(out, "  %-40s %s%s\n", name, t->help,
+            t->later ? " (not supported yet)" : "");
+  }
+}
+
+/* Finds the option `arg` spells; *value gets a JOINED option's value. */
+static const struct opt *lookup(const char *arg, const char **value) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(table); i++) {
+    const struct opt *t = &table[i];
+    size_t n = strlen(t->spelling);
+    if (t->form == JOINED) {
+      if (strncmp(arg, t->spelling, n) == 0) {
+        *value = arg + n;
+        return t;
+      }
+    } else if (strcmp(arg, t->spelling) == 0) {
+      return t;
+    }
+  }
+  return NULL;
+}
+
+static int parse_jobs(const char *v, int *out, struct lw_diag *d) {
+  char *end;
+  long n = strtol(v, &end, 10);
+  if (*v == 0 || *end || n < 1 || n > 1024)
+    return lw_error(d, LW_EINVAL,
+                    "invalid --wrapper-jobs value '%s' (expected 1-1024)", v);
+  *out = (int)n;
+  return 0;
+}
+
+static int take(struct lw_options *o, const struct opt *t, const char *v,
+                struct lw_diag *d);
+
+/* Handles the argument at index *i of `args` (advancing past a separate
+ * value); `nested` counts -Wl/-Xlinker levels. */
+static int parse_one(struct lw_options *o, const struct lw_strvec *args,
+                     size_t *i, int nested, struct lw_diag *d) {
+  const char *arg = args->v[*i];
+  const char *value = NULL;
+  const struct opt *t = lookup(arg, &value);
+  if (!t)
+    return lw_strvec_push(&o->linker_args, arg) ? LW_ENOMEM : 0;
+  if (t->form == SEPARATE) {
+    if (*i + 1 >= args->n)
+      return lw_error(d, LW_EINVAL, "option '%s' needs a value", arg);
+    value = args->v[++*i];
+  }
+  if (t->id == O_WL || t->id == O_XLINKER) {
+    /* Split -Wl,a,b and parse each piece as a top-level argument. */
+    struct lw_strvec pieces = {0};
+    int rc = 0;
+    if (t->id == O_XLINKER)
+      rc = lw_strvec_push(&pieces, value);
+    else {
+      char *copy = strdup(value), *save = NULL;
+      if (!copy)
+        rc = LW_ENOMEM;
+      for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p && !rc;
+           p = strtok_r(NULL, ",", &save))
+        rc = lw_strvec_push(&pieces, p);
+      free(copy);
+    }
+    for (size_t k = 0; !rc && k < pieces.n; k++)
+      rc = parse_one(o, &pieces, &k, nested + 1, d);
+    lw_strvec_free(&pieces);
+    return rc;
+  }
+  return take(o, t, value, d);
+}
+
+static int take(struct lw_options *o, const struct opt *t, const char *v,
+                struct lw_diag *d) {
+  if (t->later) {
+    char name[64];
+    snprintf(name, sizeof name, "%s", t->spelling);
+    size_t n = strlen(name);
+    if (n && name[n - 1] == '=')
+      name[n - 1] = 0;
+    return lw_error(d, LW_ENOTSUP, "option '%s' is not supported yet", name);
+  }
+  switch (t->id) {
+  case O_HOST_TRIPLE:
+  case O_LINKER_PATH:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    *(t->id == O_HOST_TRIPLE ? &o->host_triple : &o->linker_path) =
+        o->storage.v[o->storage.n - 1];
+    break;
+  case O_DEVICE_LINKER:
+    return lw_strvec_push(&o->device_linker_args, v) ? LW_ENOMEM : 0;
+  case O_DEVICE_COMPILER:
+    return lw_strvec_push(&o->device_compiler_args, v) ? LW_ENOMEM : 0;
+  case O_JOBS: return parse_jobs(v, &o->jobs, d);
+  case O_DRY_RUN: o->dry_run = 1; break;
+  case O_SAVE_TEMPS: o->save_temps = 1; break;
+  case O_VERBOSE: o->verbose = 1; break;
+  case O_PRINT_WRAPPED: o->print_wrapped = 1; break;
+  case O_OPT_LEVEL:
+    if (v[0] != 'O' || v[1] < '0' || v[1] > '3' || v[2])
+      return lw_error(d, LW_EINVAL,
+                      "invalid --opt-level value '%s' (expected O0-O3)", v);
+    o->opt_level = v[1] - '0';
+    break;
+  case O_MLLVM:
+  case O_OFFLOAD_OPT:
+    return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
+  case O_TIME_TRACE: o->time_trace = 1; break;
+  case O_HELP: o->help = 1; break;
+  case O_VERSION: o->version = 1; break;
+  case O_V:
+    o->version = o->verbose = 1;
+    return lw_strvec_push(&o->linker_args, "-v") ? LW_ENOMEM : 0;
+  case O_SYCL_SPLIT:
+    if (strcmp(v, "off") != 0)
+      return lw_error(d, LW_ENOTSUP,
+                      "option '--sycl-module-split-mode=%s' is not supported "
+                      "yet (only 'off')",
+                      v);
+    break;
+  default:
+    LW_BUG("option without a handler");
+  }
+  return 0;
+}
+
+int lw_options_parse(int argc, char **argv, struct lw_options *o,
+                     struct lw_diag *d) {
+  memset(o, 0, sizeof *o);
+  o->opt_level = 2;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  o->jobs = cores > 0 ? (int)cores : 1;
+  struct lw_strvec args = {0};
+  int rc = lw_expand_response_files(argc - 1, argv + 1, &args, d);
+  for (size_t i = 0; !rc && i < args.n; i++) {
+    if (strcmp(args.v[i], "--") == 0) {
+      /* Everything after "--" belongs to the host linker. */
+      for (i++; !rc && i < args.n; i++)
+        rc = lw_strvec_push(&o->linker_args, args.v[i]) ? LW_ENOMEM : 0;
+      break;
+    }
+    rc = parse_one(o, &args, &i, 0, d);
+  }
+  if (rc == LW_ENOMEM)
+    lw_error(d, rc, "out of memory");
+  lw_strvec_free(&args);
+  if (rc)
+    return rc;
+  if (!o->host_triple)
+    o->host_triple = "x86_64-pc-linux-gnu";
+  int out = lw_find_output_arg(&o->linker_args);
+  o->output = out >= 0 ? o->linker_args.v[out] : "a.out";
+  if (!o->linker_path && !o->help && !o->version)
+    return lw_error(d, LW_EINVAL, "no host linker given (--linker-path=)");
+  return 0;
+}
+
+void lw_options_free(struct lw_options *o) {
+  lw_strvec_free(&o->linker_args);
+  lw_strvec_free(&o->llvm_opts);
+  lw_strvec_free(&o->device_linker_args);
+  lw_strvec_free(&o->device_compiler_args);
+  lw_strvec_free(&o->storage);
+}

@@ -1,0 +1,208 @@
+/* tmp.c - the one owner of every temporary path (after git's tempfile.c).
+ *
+ * States of a temporary: created (on the list, file exists) -> committed
+ * (renamed to its target, off the list) or deleted (unlinked, off the list);
+ * kept ones (--save-temps) stay on disk at exit. The list is only changed on
+ * the main thread. The first creation installs an atexit handler and handlers
+ * for INT, HUP, TERM, QUIT and PIPE; the signal path only unlinks (async
+ * signal safe), kills the children we started, restores the default action
+ * and re-raises. An owner pid keeps a forked child from deleting its
+ * parent's files. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct lw_tmp {
+  char *volatile path;
+  volatile pid_t owner;
+  volatile int keep;
+  struct lw_tmp *volatile next;
+};
+
+static struct lw_tmp *volatile tmp_list;
+static const char *cfg_output = "a.out";
+static int cfg_save, cfg_dry;
+static unsigned name_counter;
+
+/* Children to kill on a fatal signal; fixed size so the signal path never
+ * allocates. */
+enum { MAX_CHILDREN = 1024 };
+static volatile pid_t children[MAX_CHILDREN];
+
+static const int fatal_signals[] = {SIGINT, SIGHUP, SIGTERM, SIGQUIT, SIGPIPE};
+
+static void remove_all(int in_signal) {
+  pid_t me = getpid();
+  for (struct lw_tmp *t = tmp_list; t; t = t->next) {
+    if (t->owner != me || t->keep || !t->path)
+      continue;
+    unlink(t->path);
+    if (!in_signal) {
+      free(t->path);
+      t->path = NULL;
+    }
+  }
+}
+
+static void on_signal(int sig) {
+  for (size_t i = 0; i < MAX_CHILDREN; i++)
+    if (children[i] > 0)
+      kill(children[i], SIGTERM);
+  remove_all(1);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void on_exit_cleanup(void) { remove_all(0); }
+
+static void install_handlers(void) {
+  static int installed;
+  if (installed)
+    return;
+  installed = 1;
+  atexit(on_exit_cleanup);
+  for (size_t i = 0; i < LW_ARRAY_SIZE(fatal_signals); i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(fatal_signals[i], &sa, NULL);
+  }
+}
+
+void lw_tmp_configure(const char *output, int save_temps, int dry_run) {
+  cfg_output = output;
+  cfg_save = save_temps;
+  cfg_dry = dry_run;
+  install_handlers();
+}
+
+static int add(char *path, int keep, struct lw_tmp **out, struct lw_diag *d) {
+  struct lw_tmp *t = calloc(1, sizeof *t);
+  if (!t) {
+    free(path);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  t->path = path;
+  t->owner = getpid();
+  t->keep = keep;
+  /* Publish fully built: the signal handler may walk the list any time. */
+  t->next = tmp_list;
+  tmp_list = t;
+  *out = t;
+  return 0;
+}
+
+static const char *tmpdir(void) {
+  const char *t = getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
+                  struct lw_diag *d) {
+  install_handlers();
+  char *path;
+  if (cfg_save || cfg_dry) {
+    /* Predictable names: next to the output when kept, in $TMPDIR for a
+     * dry run (which creates nothing). */
+    unsigned n = name_counter++;
+    if (cfg_save)
+      path = lw_xasprintf("%s.%s.%u.%s", cfg_output, stage, n, ext);
+    else
+      path = lw_xasprintf("%s/%s.%s.%u.%s", tmpdir(), base_name(cfg_output),
+                          stage, n, ext);
+    if (!path)
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    if (cfg_dry)
+      return add(path, 1, out, d);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      int rc = lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
+      free(path);
+      return rc;
+    }
+    close(fd);
+    return add(path, 1, out, d);
+  }
+  path = lw_xasprintf("%s/%s.%s-XXXXXX.%s", tmpdir(), base_name(cfg_output),
+                      stage, ext);
+  if (!path)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  int fd = mkostemps(path, (int)strlen(ext) + 1, O_CLOEXEC);
+  if (fd < 0) {
+    int rc = lw_error_path(d, LW_EIO, path, "cannot create temporary: %s",
+                           strerror(errno));
+    free(path);
+    return rc;
+  }
+  close(fd);
+  return add(path, 0, out, d);
+}
+
+int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
+                         struct lw_diag *d) {
+  install_handlers();
+  const char *slash = strrchr(target, '/');
+  char *path = slash ? lw_xasprintf("%.*s/.%s.fatlink-XXXXXX",
+                                    (int)(slash - target), target, slash + 1)
+                     : lw_xasprintf(".%s.fatlink-XXXXXX", target);
+  if (!path)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (cfg_dry)
+    return add(path, 1, out, d);
+  int fd = mkostemp(path, O_CLOEXEC);
+  if (fd < 0) {
+    int rc = lw_error_path(d, LW_EIO, target, "cannot create output: %s",
+                           strerror(errno));
+    free(path);
+    return rc;
+  }
+  close(fd);
+  return add(path, 0, out, d);
+}
+
+const char *lw_tmp_path(const struct lw_tmp *t) { return t->path; }
+
+int lw_tmp_commit(struct lw_tmp **tp, const char *target, struct lw_diag *d) {
+  struct lw_tmp *t = *tp;
+  *tp = NULL;
+  if (rename(t->path, target) != 0) {
+    int rc = lw_error_path(d, LW_EIO, target, "cannot write output: %s",
+                           strerror(errno));
+    unlink(t->path);
+    return rc;
+  }
+  /* Renamed: nothing left to remove. The node stays on the list (the signal
+   * handler may be reading it) but no longer names a file. */
+  t->keep = 1;
+  return 0;
+}
+
+void lw_tmp_cleanup(void) { remove_all(0); }
+
+void lw_tmp_track_child(pid_t pid) {
+  for (size_t i = 0; i < MAX_CHILDREN; i++)
+    if (children[i] == 0) {
+      children[i] = pid;
+      return;
+    }
+}
+
+void lw_tmp_untrack_child(pid_t pid) {
+  for (size_t i = 0; i < MAX_CHILDREN; i++)
+    if (children[i] == pid) {
+      children[i] = 0;
+      return;
+    }
+}
