@@ -8,10 +8,12 @@
 #include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <errno.h>
 #include <fcntl.h>
 
 void dl_init(void) {
@@ -74,42 +76,83 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
   return rc;
 }
 
-/* LLVM's option parser exits the process on an unknown option, so each
- * option is tried first in a forked child with its output silenced; only a
- * set the child accepted is applied here. */
+/* The LLVM-C option parser neither exits nor reports an unknown option: it
+ * drops it silently. So the names are checked first against the list of
+ * every option this libLLVM registers, which a forked child prints with
+ * --help-list-hidden (the help printer exits the child, not us). */
+static int read_llvm_option_list(struct lw_buf *out, struct lw_diag *d) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return lw_error(d, LW_EIO, "cannot check LLVM options: pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return lw_error(d, LW_EIO, "cannot check LLVM options: fork failed");
+  }
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(fds[1], 1);
+    if (null >= 0)
+      dup2(null, 2);
+    close(fds[0]);
+    const char *argv[2] = {"fatlink", "--help-list-hidden"};
+    LLVMParseCommandLineOptions(2, argv, NULL);
+    _exit(0);
+  }
+  close(fds[1]);
+  char chunk[65536];
+  ssize_t n;
+  int rc = 0;
+  while ((n = read(fds[0], chunk, sizeof chunk)) > 0)
+    if (!rc && lw_buf_append(out, chunk, (size_t)n))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  close(fds[0]);
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  if (!rc && lw_buf_append(out, "", 1))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  return rc;
+}
+
+/* Is `opt` ("-name", "--name" or either with "=value") in the help list,
+ * whose lines start "  -name" or "  --name"? */
+static int known(const char *list, const char *opt) {
+  const char *name = opt;
+  while (*name == '-')
+    name++;
+  size_t len = strcspn(name, "=");
+  if (name == opt || len == 0 || len > 200)
+    return 0;
+  char line[256];
+  for (int dashes = 1; dashes <= 2; dashes++) {
+    snprintf(line, sizeof line, "\n  %s%.*s", dashes == 1 ? "-" : "--",
+             (int)len, name);
+    size_t n = strlen(line);
+    for (const char *p = list; (p = strstr(p, line)) != NULL; p += n)
+      if (p[n] == '=' || p[n] == ' ' || p[n] == '\n' || p[n] == 0)
+        return 1;
+  }
+  return 0;
+}
+
 int dl_set_llvm_options(const struct lw_strvec *opts, struct lw_diag *d) {
   if (opts->n == 0)
     return 0;
+  struct lw_buf list = {0};
+  int rc = read_llvm_option_list(&list, d);
+  for (size_t i = 0; !rc && i < opts->n; i++)
+    if (!known((const char *)list.data, opts->v[i]))
+      rc = lw_error(d, LW_EINVAL, "unknown LLVM option '%s'", opts->v[i]);
+  lw_buf_free(&list);
+  if (rc)
+    return rc;
   const char **argv = calloc(opts->n + 2, sizeof *argv);
   if (!argv)
     return lw_error(d, LW_ENOMEM, "out of memory");
   argv[0] = "fatlink";
   for (size_t i = 0; i < opts->n; i++)
     argv[i + 1] = opts->v[i];
-  for (size_t i = 0; i < opts->n; i++) {
-    pid_t pid = fork();
-    if (pid < 0) {
-      free(argv);
-      return lw_error(d, LW_EIO, "cannot fork to check LLVM options");
-    }
-    if (pid == 0) {
-      int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) {
-        dup2(null, 1);
-        dup2(null, 2);
-      }
-      const char *one[2] = {"fatlink", opts->v[i]};
-      LLVMParseCommandLineOptions(2, one, NULL);
-      _exit(0);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-      ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-      free(argv);
-      return lw_error(d, LW_EINVAL, "unknown LLVM option '%s'", opts->v[i]);
-    }
-  }
   LLVMParseCommandLineOptions((int)opts->n + 1, argv, NULL);
   free(argv);
   return 0;

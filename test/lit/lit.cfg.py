@@ -1,0 +1,31 @@
+# lit configuration: every test runs with LLVM 22's tools (FileCheck, not,
+# count) first on PATH and its own empty $TMPDIR, so a test can check that
+# fatlink left nothing behind.
+import os
+import lit.formats
+
+config.name = "fatlink"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fatlink_obj_root, "test", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
+config.environment["LD_LIBRARY_PATH"] = config.llvm_lib_dir
+
+bindir = config.fatlink_bin_dir
+inputs = os.path.join(config.test_source_root, "Inputs")
+config.substitutions += [
+    ("%fatlink", os.path.join(bindir, "fatlink")),
+    ("%bindir", bindir),
+    ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")),
+    ("%clang", os.path.join(config.llvm_tools_dir, "clang")),
+    ("%upstream", os.path.join(config.llvm_tools_dir, "clang-linker-wrapper")),
+    ("%sycl_rt", os.path.join(config.fatlink_src_root, "test", "runtime",
+                              "sycl_rt.c")),
+    ("%inputs", inputs),
+    ("%python", config.python_executable),
+    ("%ld", "/usr/bin/ld"),
+]

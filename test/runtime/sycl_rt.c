@@ -1,0 +1,187 @@
+/* sycl_rt.c - a stand-in SYCL runtime for tests. Debian has no DPC++ runtime,
+ * so this defines __sycl_register_lib/__sycl_unregister_lib, walks the
+ * descriptor the wrapper registered, checks every field and prints what it
+ * found. It understands the DPC++ device image struct (version 2: manifest
+ * fields and property sets) and upstream LLVM 22's (version 3: neither), so
+ * the same program linked by fatlink and by upstream can be compared.
+ *
+ * SYCL_RT_DUMP=<prefix> writes image i to <prefix><i>.spv (for spirv-val).
+ * Any failed check prints "sycl_rt: CHECK FAILED: ..." and exits 1. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry { /* llvm::offloading::EntryTy, LLVM >= 20 */
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+
+struct prop {
+  const char *name;
+  const void *addr;
+  uint32_t type;
+  uint64_t size;
+};
+
+struct prop_set {
+  const char *name;
+  const struct prop *begin, *end;
+};
+
+struct image_v2 { /* DPC++ */
+  uint16_t version;
+  uint8_t kind, format;
+  const char *target, *compile_opts, *link_opts;
+  const char *manifest_begin, *manifest_end;
+  const unsigned char *begin, *end;
+  const struct entry *entries_begin, *entries_end;
+  const struct prop_set *sets_begin, *sets_end;
+};
+
+struct image_v3 { /* upstream LLVM 22 */
+  uint16_t version;
+  uint8_t kind, format;
+  const char *target, *compile_opts, *link_opts;
+  const unsigned char *begin, *end;
+  const struct entry *entries_begin, *entries_end;
+  const struct prop_set *sets_begin, *sets_end;
+};
+
+struct desc {
+  uint16_t version, count;
+  const void *images;
+  const void *host_begin, *host_end;
+};
+
+static int registered;
+
+#define CHECK(c, ...)                                                          \
+  do {                                                                         \
+    if (!(c)) {                                                                \
+      printf("sycl_rt: CHECK FAILED: " __VA_ARGS__);                           \
+      printf("\n");                                                            \
+      fflush(stdout);                                                          \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void walk_props(const struct prop_set *b, const struct prop_set *e) {
+  CHECK((b == NULL) == (e == NULL) && b <= e, "property set bounds");
+  for (const struct prop_set *s = b; s && s < e; s++) {
+    CHECK(s->name && *s->name, "property set without a name");
+    CHECK(s->begin <= s->end, "property bounds of '%s'", s->name);
+    printf("  property set '%s'\n", s->name);
+    for (const struct prop *p = s->begin; p < s->end; p++) {
+      CHECK(p->name && *p->name, "property without a name in '%s'", s->name);
+      switch (p->type) {
+      case 1:
+        CHECK(p->addr == NULL, "uint32 '%s' has an address", p->name);
+        printf("    %s: uint32 %llu\n", p->name, (unsigned long long)p->size);
+        break;
+      case 2: {
+        CHECK(p->addr && p->size >= 8, "byte array '%s' too small", p->name);
+        uint64_t bits = 0;
+        memcpy(&bits, p->addr, 8);
+        CHECK((bits + 7) / 8 + 8 == p->size,
+              "byte array '%s': %llu bits in %llu bytes", p->name,
+              (unsigned long long)bits, (unsigned long long)p->size);
+        printf("    %s: byte array, %llu bytes\n", p->name,
+               (unsigned long long)(p->size - 8));
+        break;
+      }
+      case 3:
+        CHECK(p->addr, "string '%s' without value", p->name);
+        printf("    %s: string '%s'\n", p->name, (const char *)p->addr);
+        break;
+      default:
+        CHECK(0, "property '%s' has unknown type %u", p->name, p->type);
+      }
+    }
+  }
+}
+
+static void walk(const struct desc *d) {
+  CHECK(d && d->version == 1, "descriptor version %u", d ? d->version : 0);
+  CHECK(d->count > 0 && d->images, "descriptor has no images");
+  printf("sycl_rt: descriptor version %u, %u image(s)\n", d->version,
+         d->count);
+  const char *kernels[1024];
+  size_t nk = 0;
+  const char *dump = getenv("SYCL_RT_DUMP");
+  for (unsigned i = 0; i < d->count; i++) {
+    const struct image_v2 *v2 = (const struct image_v2 *)d->images + i;
+    const struct image_v3 *v3 = (const struct image_v3 *)d->images + i;
+    uint16_t version = v2->version;
+    CHECK(version == 2 || version == 3, "image %u version %u", i, version);
+    /* Both layouts share the first fields; only take the common ones from
+     * the right struct. */
+    const unsigned char *b = version == 2 ? v2->begin : v3->begin;
+    const unsigned char *e = version == 2 ? v2->end : v3->end;
+    const struct entry *eb = version == 2 ? v2->entries_begin : v3->entries_begin;
+    const struct entry *ee = version == 2 ? v2->entries_end : v3->entries_end;
+    const char *target = version == 2 ? v2->target : v3->target;
+    uint8_t kind = version == 2 ? v2->kind : v3->kind;
+    uint8_t format = version == 2 ? v2->format : v3->format;
+    CHECK(version != 2 || kind == 4, "image %u kind %u, want 4 (SYCL)", i, kind);
+    CHECK(b && e && e > b, "image %u is empty", i);
+    CHECK(target && *target, "image %u has no target", i);
+    uint32_t magic;
+    memcpy(&magic, b, 4);
+    CHECK(magic == 0x07230203u, "image %u does not start with the SPIR-V magic", i);
+    if (version == 2) {
+      CHECK(format == 2, "image %u format %u, want 2 (SPIR-V)", i, format);
+      CHECK(v2->compile_opts && v2->link_opts, "image %u options", i);
+      CHECK(!v2->manifest_begin && !v2->manifest_end, "image %u manifest", i);
+    }
+    printf("sycl_rt: image %u: version %u kind %u format %u target %s, "
+           "SPIR-V, %zu bytes\n",
+           i, version, kind, format, target, (size_t)(e - b));
+    CHECK(eb && ee && eb < ee, "image %u has no offload entries", i);
+    for (const struct entry *en = eb; en < ee; en++) {
+      CHECK(en->name && *en->name, "image %u: entry without name", i);
+      CHECK(en->version == 1 && en->kind == 8,
+            "entry '%s': version %u kind %u", en->name, en->version, en->kind);
+      printf("  entry %s\n", en->name);
+      if (nk < 1024)
+        kernels[nk++] = en->name;
+    }
+    if (version == 2)
+      walk_props(v2->sets_begin, v2->sets_end);
+    if (dump) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s%u.spv", dump, i);
+      FILE *f = fopen(path, "wb");
+      CHECK(f, "cannot write %s", path);
+      fwrite(b, 1, (size_t)(e - b), f);
+      fclose(f);
+    }
+  }
+  qsort(kernels, nk, sizeof *kernels, cmp_str);
+  printf("sycl_rt: kernels:");
+  for (size_t k = 0; k < nk; k++)
+    printf(" %s", kernels[k]);
+  printf("\n");
+  fflush(stdout);
+}
+
+void __sycl_register_lib(const struct desc *d) {
+  walk(d);
+  registered++;
+}
+
+void __sycl_unregister_lib(const struct desc *d) {
+  CHECK(registered == 1, "unregister without register");
+  registered--;
+  printf("sycl_rt: unregistered\n");
+  fflush(stdout);
+}

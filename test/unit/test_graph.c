@@ -1,0 +1,216 @@
+/* test_graph.c - the scheduler with fake job kinds (after ninja's
+ * FakeCommandRunner): dependency order, fail fast, the concurrency bound
+ * shared by in-process work and tools, jobs that add jobs while the graph
+ * runs, tool output capture, and dry runs. */
+#include "check.h"
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
+static char order[64];
+static atomic_int running_now, running_max;
+
+struct fake {
+  char name;
+  int fail;
+  int sleep_ms;
+  int spawn_children; /* done adds this many jobs */
+  struct lw_job *waiter; /* job that must also wait for added ones */
+};
+
+static int fake_run(struct lw_job *j, struct lw_diag *d) {
+  struct fake *f = j->data;
+  int now = ++running_now;
+  int m = running_max;
+  while (now > m && !atomic_compare_exchange_weak(&running_max, &m, now))
+    ;
+  if (f->sleep_ms)
+    usleep((useconds_t)f->sleep_ms * 1000);
+  pthread_mutex_lock(&order_mu);
+  size_t n = strlen(order);
+  order[n] = f->name;
+  order[n + 1] = 0;
+  pthread_mutex_unlock(&order_mu);
+  --running_now;
+  if (f->fail)
+    return lw_error(d, LW_ETOOL, "job %c failed", f->name);
+  return 0;
+}
+
+static const struct lw_job_kind fake_kind;
+
+static int fake_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
+  struct fake *f = j->data;
+  for (int i = 0; i < f->spawn_children; i++) {
+    struct fake *c = calloc(1, sizeof *c);
+    c->name = (char)('a' + i);
+    struct lw_job *nj = lw_graph_add(g, &fake_kind, c, NULL, 0);
+    if (!nj)
+      return LW_ENOMEM;
+    if (f->waiter && lw_graph_add_dep(g, f->waiter, nj))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+static const struct lw_job_kind fake_kind = {"fake", NULL, fake_run,
+                                             fake_done, free};
+
+static struct lw_job *add(struct lw_graph *g, char name, int fail,
+                          int sleep_ms, struct lw_job **deps, size_t n) {
+  struct fake *f = calloc(1, sizeof *f);
+  f->name = name;
+  f->fail = fail;
+  f->sleep_ms = sleep_ms;
+  return lw_graph_add(g, &fake_kind, f, deps, n);
+}
+
+static struct lw_graph *graph(int jobs, int dry) {
+  struct lw_graph_options o = {jobs, dry, 0, NULL};
+  struct lw_graph *g;
+  CHECK(lw_graph_new(&o, &g) == 0);
+  order[0] = 0;
+  running_max = 0;
+  return g;
+}
+
+static void test_order(void) {
+  struct lw_graph *g = graph(4, 0);
+  struct lw_job *a = add(g, 'A', 0, 30, NULL, 0);
+  struct lw_job *b = add(g, 'B', 0, 0, &a, 1);
+  struct lw_job *deps[2] = {a, b};
+  add(g, 'C', 0, 0, deps, 2);
+  add(g, 'D', 0, 0, NULL, 0);
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(strlen(order) == 4);
+  CHECK(strchr(order, 'A') < strchr(order, 'B'));
+  CHECK(strchr(order, 'B') < strchr(order, 'C'));
+  CHECK(order[0] == 'D'); /* A sleeps, D runs meanwhile */
+  lw_graph_free(g);
+}
+
+static void test_fail_fast(void) {
+  struct lw_graph *g = graph(1, 0);
+  struct lw_job *a = add(g, 'A', 1, 0, NULL, 0);
+  add(g, 'B', 0, 0, &a, 1); /* depends on the failure: never runs */
+  add(g, 'C', 0, 0, NULL, 0); /* ready but must not start after a failure */
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
+  CHECK(strcmp(d.msg, "job A failed") == 0);
+  CHECK(strcmp(order, "A") == 0);
+  lw_graph_free(g);
+}
+
+static void test_bound(void) {
+  for (int jobs = 1; jobs <= 3; jobs++) {
+    struct lw_graph *g = graph(jobs, 0);
+    for (int i = 0; i < 6; i++)
+      add(g, (char)('0' + i), 0, 40, NULL, 0);
+    struct lw_diag d = {0};
+    CHECK(lw_graph_run(g, &d) == 0);
+    CHECK(running_max == jobs);
+    CHECK(lw_graph_peak(g) == jobs);
+    CHECK(strlen(order) == 6);
+    lw_graph_free(g);
+  }
+}
+
+static void test_grow(void) {
+  struct lw_graph *g = graph(2, 0);
+  struct fake *f = calloc(1, sizeof *f);
+  f->name = 'S';
+  f->spawn_children = 3;
+  struct lw_job *split = lw_graph_add(g, &fake_kind, f, NULL, 0);
+  struct lw_job *last = add(g, 'Z', 0, 0, &split, 1);
+  f->waiter = last; /* Z must wait for the jobs S adds */
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(strlen(order) == 5);
+  CHECK(order[0] == 'S' && order[4] == 'Z');
+  CHECK(strchr(order, 'a') && strchr(order, 'b') && strchr(order, 'c'));
+  lw_graph_free(g);
+}
+
+static int tool_prepare(struct lw_graph *g, struct lw_job *j,
+                        struct lw_diag *d) {
+  const char *const *argv = j->data;
+  for (; *argv; argv++)
+    lw_strvec_push(&j->argv, *argv);
+  return 0;
+}
+
+static const struct lw_job_kind tool_kind = {"tool", tool_prepare, NULL, NULL,
+                                             NULL};
+
+static void test_tools(void) {
+  static const char *const ok[] = {"/bin/true", NULL};
+  static const char *const bad[] = {"/bin/ls", "/nonexistent-fatlink", NULL};
+  static const char *const missing[] = {"/nonexistent/tool", NULL};
+  struct lw_graph *g = graph(2, 0);
+  lw_graph_add(g, &tool_kind, (void *)ok, NULL, 0);
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == 0);
+  lw_graph_free(g);
+
+  g = graph(2, 0);
+  lw_graph_add(g, &tool_kind, (void *)bad, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
+  CHECK(strstr(d.msg, "'/bin/ls': failed with exit code 2") != NULL);
+  CHECK(strstr(d.msg, "No such file") != NULL);
+  CHECK(d.exit_status == 2);
+  lw_graph_free(g);
+
+  g = graph(2, 0);
+  lw_graph_add(g, &tool_kind, (void *)missing, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
+  CHECK(strstr(d.msg, "cannot run") != NULL);
+  lw_graph_free(g);
+
+  /* One limit for tools and in-process work together. */
+  static const char *const slow[] = {"/bin/sleep", "0.2", NULL};
+  g = graph(1, 0);
+  lw_graph_add(g, &tool_kind, (void *)slow, NULL, 0);
+  add(g, 'X', 0, 0, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(lw_graph_peak(g) == 1);
+  lw_graph_free(g);
+}
+
+static void test_dry_run(void) {
+  struct lw_graph_options o = {1, 1, 0, NULL};
+  char *text = NULL;
+  size_t len = 0;
+  o.log = open_memstream(&text, &len);
+  struct lw_graph *g;
+  CHECK(lw_graph_new(&o, &g) == 0);
+  order[0] = 0;
+  static const char *const argv[] = {"/bin/false", "x y", NULL};
+  struct lw_job *a = lw_graph_add(g, &tool_kind, (void *)argv, NULL, 0);
+  add(g, 'B', 0, 0, &a, 1);
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == 0);
+  fclose(o.log);
+  CHECK(strcmp(text, "/bin/false \"x y\"\nin-process: fake\n") == 0);
+  CHECK(order[0] == 0); /* nothing ran */
+  free(text);
+  lw_graph_free(g);
+}
+
+int main(void) {
+  test_order();
+  test_fail_fast();
+  test_bound();
+  test_grow();
+  test_tools();
+  test_dry_run();
+  return check_report("graph");
+}
