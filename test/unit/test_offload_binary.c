@@ -70,7 +70,7 @@ static void test_v1_roundtrip(void) {
   CHECK(b.len % 8 == 0 && off % 8 == 0);
   CHECK(memcmp(b.data + off, image, sizeof image) == 0);
   /* Two blobs back to back, then zero padding. */
-  lw_buf_append(&b, b.data, b.len);
+  CHECK(ex_write_offload_binary(&wi, &b, NULL) == 0);
   lw_buf_append(&b, "\0\0\0\0\0\0\0\0", 8);
   struct ex_set set = {0};
   struct lw_diag d;
