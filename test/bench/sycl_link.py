@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""sycl_link.py [--tus N] [--kernels K] [--runs R] [--build DIR]
+
+Link benchmark: generates N SYCL translation units with K kernels each,
+compiles them with clang++-22 -fsycl -O2 -c, then links the same objects with
+fatlink and with upstream clang-linker-wrapper (LLVM 22), alternating, R times
+each, with the argv clang++-22 passes to the wrapper. Prints the median wall
+time and peak memory (max RSS of the wrapper and everything it waited for,
+from wait4) of each, and the ratios. Both outputs are run once to check they
+work (with the test runtime of test/runtime)."""
+import argparse
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+
+
+def gen_tu(i, k):
+    lines = ["template <typename N, typename F>",
+             "[[clang::sycl_kernel_entry_point(N)]] void st(F f) { f(); }"]
+    for j in range(k):
+        lines.append("struct K%d_%d;" % (i, j))
+    lines.append("void run_%d(float *p, int n) {" % i)
+    for j in range(k):
+        lines.append("  st<K%d_%d>([=]() { for (int x = 0; x < n; x++) "
+                     "p[x] = p[x] * %d.5f + (float)x / %d; });" % (i, j, j + 1, j + 2))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def run_timed(argv, env):
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os.execve(argv[0], argv, env)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("benchmark: %s failed" % argv[0])
+    return wall, ru.ru_maxrss / 1024.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tus", type=int, default=100)
+    ap.add_argument("--kernels", type=int, default=4)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    a = ap.parse_args()
+    fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
+    work = tempfile.mkdtemp(prefix="fatlink-bench-")
+    try:
+        srcs = []
+        for i in range(a.tus):
+            p = os.path.join(work, "tu%d.cpp" % i)
+            with open(p, "w") as f:
+                f.write(gen_tu(i, a.kernels))
+            srcs.append(p)
+        main_cpp = os.path.join(work, "main.cpp")
+        with open(main_cpp, "w") as f:
+            f.write("int main() { return 0; }\n")
+        srcs.append(main_cpp)
+        objs = [s[:-4] + ".o" for s in srcs]
+        # Compile in parallel, a core at a time.
+        pending = list(zip(srcs, objs))
+        running = []
+        ncpu = os.cpu_count() or 1
+        while pending or running:
+            while pending and len(running) < ncpu:
+                s, o = pending.pop()
+                running.append(subprocess.Popen(
+                    ["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]))
+            p = running.pop(0)
+            if p.wait() != 0:
+                sys.exit("benchmark: compile failed")
+        rt = os.path.join(work, "rt.o")
+        subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
+                                                             "sycl_rt.c"), "-o", rt])
+        objs.append(rt)
+        # The argv clang++-22 gives the wrapper.
+        out = os.path.join(work, "prog")
+        hash_out = subprocess.run(["clang++-22", "-fsycl", "-###"] + objs + ["-o", out],
+                                  capture_output=True, text=True).stderr
+        line = [l for l in hash_out.splitlines() if "clang-linker-wrapper" in l][-1]
+        wargs = shlex.split(line)[1:]
+        env = dict(os.environ)
+        up_env = dict(env, PATH=LLVM_BIN + ":" + env.get("PATH", ""))
+        ours_tmp = os.path.join(work, "tmp-ours")
+        up_tmp = os.path.join(work, "tmp-upstream")
+        os.makedirs(ours_tmp)
+        os.makedirs(up_tmp)
+        env["TMPDIR"] = ours_tmp
+        up_env["TMPDIR"] = up_tmp
+        res = {"fatlink": [], "upstream": []}
+        for r in range(a.runs + 1):
+            for name, exe, e in (("fatlink", fatlink, env),
+                                 ("upstream", os.path.join(LLVM_BIN, "clang-linker-wrapper"),
+                                  up_env)):
+                w, m = run_timed([exe] + wargs, e)
+                if r > 0:  # the first round warms the page cache
+                    res[name].append((w, m))
+                subprocess.check_call([out], stdout=subprocess.DEVNULL)
+        left = {n: len(os.listdir(d)) for n, d in (("fatlink", ours_tmp), ("upstream", up_tmp))}
+        print("sycl link benchmark: %d TUs x %d kernels, %d runs, %d cores" %
+              (a.tus, a.kernels, a.runs, os.cpu_count()))
+        med = {}
+        for n in ("fatlink", "upstream"):
+            wt = statistics.median(x[0] for x in res[n])
+            mm = statistics.median(x[1] for x in res[n])
+            med[n] = (wt, mm)
+            print("  %-9s wall %7.3f s   peak %7.1f MiB   temporaries left: %d" %
+                  (n, wt, mm, left[n]))
+        print("  ratio     wall %7.2fx   peak %7.2fx   (fatlink / upstream)" %
+              (med["fatlink"][0] / med["upstream"][0], med["fatlink"][1] / med["upstream"][1]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
