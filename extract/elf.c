@@ -20,6 +20,7 @@ static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
                     const char *origin, struct lw_diag *d) {
   /* libelf wants a mutable image; it only writes when converting foreign
    * byte order, which ELF_C_READ_MMAP avoids for native files. */
+  elf_version(EV_CURRENT); /* idempotent; libelf needs it once */
   Elf *e = elf_memory((char *)buf, len);
   if (!e || elf_kind(e) != ELF_K_ELF) {
     if (e)

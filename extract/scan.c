@@ -59,11 +59,6 @@ int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,
 }
 
 int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
-  static int elf_ready;
-  if (!elf_ready) {
-    elf_version(EV_CURRENT);
-    elf_ready = 1;
-  }
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));

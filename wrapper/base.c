@@ -100,23 +100,17 @@ int lw_strvec_push(struct lw_strvec *sv, const char *s) {
   return strvec_take(sv, strdup(s));
 }
 
-int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...) {
-  va_list ap;
+static char *vxasprintf(const char *fmt, va_list ap) {
   char *s = NULL;
-  va_start(ap, fmt);
-  if (vasprintf(&s, fmt, ap) < 0)
-    s = NULL;
-  va_end(ap);
-  return strvec_take(sv, s);
+  return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
 }
 
-int lw_strvec_extend(struct lw_strvec *sv, const struct lw_strvec *src) {
-  for (size_t i = 0; i < src->n; i++) {
-    int rc = lw_strvec_push(sv, src->v[i]);
-    if (rc)
-      return rc;
-  }
-  return 0;
+int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vxasprintf(fmt, ap);
+  va_end(ap);
+  return strvec_take(sv, s);
 }
 
 void lw_strvec_free(struct lw_strvec *sv) {
@@ -129,10 +123,8 @@ void lw_strvec_free(struct lw_strvec *sv) {
 
 char *lw_xasprintf(const char *fmt, ...) {
   va_list ap;
-  char *s = NULL;
   va_start(ap, fmt);
-  if (vasprintf(&s, fmt, ap) < 0)
-    s = NULL;
+  char *s = vxasprintf(fmt, ap);
   va_end(ap);
   return s;
 }

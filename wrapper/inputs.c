@@ -30,24 +30,37 @@ static const char *const separate[] = {
     "--error-handling-script", "-assert",
     "--task-link", };
 
-static int takes_separate(const char *a) {
+int lw_takes_separate_value(const char *a) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(separate); i++)
     if (strcmp(a, separate[i]) == 0)
       return 1;
   return 0;
 }
 
-int lw_find_output_arg(const struct lw_strvec *args) {
-  int found = -1;
+struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args,
+                                      size_t i) {
+  const char *a = args->v[i];
+  if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < args->n)
+    return (struct lw_output_arg){(int)i, 2, args->v[i + 1]};
+  if (strncmp(a, "--output=", 9) == 0)
+    return (struct lw_output_arg){(int)i, 1, a + 9};
+  if (strncmp(a, "-o", 2) == 0 && a[2])
+    return (struct lw_output_arg){(int)i, 1, a + 2};
+  return (struct lw_output_arg){-1, 0, NULL};
+}
+
+struct lw_output_arg lw_find_output_arg(const struct lw_strvec *args) {
+  struct lw_output_arg out = {-1, 0, NULL};
   for (size_t i = 0; i < args->n; i++) {
-    const char *a = args->v[i];
-    if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
-        i + 1 < args->n)
-      found = (int)++i;
-    else if (takes_separate(a))
+    struct lw_output_arg here = lw_output_arg_at(args, i);
+    if (here.count) {
+      out = here;
+      i += (size_t)here.count - 1;
+    } else if (lw_takes_separate_value(args->v[i])) {
       i++;
+    }
   }
-  return found;
+  return out;
 }
 
 static int is_file(const char *p) {
@@ -107,7 +120,7 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
       const char *v = value_of(args, &i, "-L", "--library-path");
       if (v && lw_strvec_push(&dirs, v))
         rc = LW_ENOMEM;
-    } else if (takes_separate(a)) {
+    } else if (lw_takes_separate_value(a)) {
       i++;
     }
   }
@@ -132,7 +145,7 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
         rc = LW_ENOMEM;
       free(p);
     } else if (a[0] == '-' && a[1]) {
-      if (takes_separate(a))
+      if (lw_takes_separate_value(a))
         i++;
     } else if (!is_file(a)) {
       struct stat st;

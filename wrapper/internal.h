@@ -47,9 +47,18 @@ int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
 int lw_collect_inputs(const struct lw_strvec *linker_args,
                       struct lw_strvec *inputs, struct lw_diag *d);
 
-/* Index in linker_args of the value of -o (or -1), and the flag spelling's
- * index (for joined -ofile it is the same). */
-int lw_find_output_arg(const struct lw_strvec *linker_args);
+/* Where the output is named among the linker arguments: the last of
+ * "-o F", "-oF", "--output F", "--output=F". `index` is -1 when none. */
+struct lw_output_arg {
+  int index;         /* first argument of the spelling */
+  int count;         /* 1 (joined) or 2 (separate) */
+  const char *value; /* the file name */
+};
+struct lw_output_arg lw_find_output_arg(const struct lw_strvec *linker_args);
+/* Does the ld option `a` take its value as the next argument? */
+int lw_takes_separate_value(const char *a);
+/* The output spelling starting at args[i], if any (count 0 if none). */
+struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args, size_t i);
 
 /* ---- tmp.c -------------------------------------------------------------- */
 

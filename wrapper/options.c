@@ -263,8 +263,8 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
     return rc;
   if (!o->host_triple)
     o->host_triple = "x86_64-pc-linux-gnu";
-  int out = lw_find_output_arg(&o->linker_args);
-  o->output = out >= 0 ? o->linker_args.v[out] : "a.out";
+  struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
+  o->output = out.index >= 0 ? out.value : "a.out";
   if (!o->linker_path && !o->help && !o->version)
     return lw_error(d, LW_EINVAL, "no host linker given (--linker-path=)");
   return 0;

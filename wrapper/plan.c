@@ -134,12 +134,14 @@ static const struct lw_job_kind sycl_link_kind = {
 static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
                            const char *triple, const char *prefix) {
   for (size_t i = 0; i < list->n; i++) {
+    /* "<triple>=<arg>" names a triple (which never starts with '-');
+     * "-opt=value" is an argument for every triple. */
     const char *a = list->v[i], *eq = strchr(a, '=');
-    if (eq && strncmp(a, triple, (size_t)(eq - a)) == 0 &&
-        triple[eq - a] == 0)
+    if (eq && a[0] != '-') {
+      if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
+        continue; /* for another triple */
       a = eq + 1;
-    else if (eq && strchr(a, '-') && strchr(a, '-') < eq)
-      continue; /* for another triple */
+    }
     if (lw_strvec_pushf(argv, "%s%s", prefix, a))
       return LW_ENOMEM;
   }

@@ -109,45 +109,42 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
-int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
-                  struct lw_diag *d) {
-  install_handlers();
-  char *path;
-  if (cfg_save || cfg_dry) {
-    /* Predictable names: next to the output when kept, in $TMPDIR for a
-     * dry run (which creates nothing). */
-    unsigned n = name_counter++;
-    if (cfg_save)
-      path = lw_xasprintf("%s.%s.%u.%s", cfg_output, stage, n, ext);
-    else
-      path = lw_xasprintf("%s/%s.%s.%u.%s", tmpdir(), base_name(cfg_output),
-                          stage, n, ext);
-    if (!path)
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    if (cfg_dry)
-      return add(path, 1, out, d);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      int rc = lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
-      free(path);
-      return rc;
-    }
-    close(fd);
-    return add(path, 1, out, d);
-  }
-  path = lw_xasprintf("%s/%s.%s-XXXXXX.%s", tmpdir(), base_name(cfg_output),
-                      stage, ext);
+/* Creates the file `path` (taking ownership of it): a unique name from the
+ * XXXXXX before its last `suffix_len` bytes when `unique`, else the name as
+ * it is. A dry run creates nothing. Kept files survive the exit. */
+static int create(char *path, int unique, int suffix_len, int keep,
+                  struct lw_tmp **out, struct lw_diag *d) {
   if (!path)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  int fd = mkostemps(path, (int)strlen(ext) + 1, O_CLOEXEC);
+  if (cfg_dry)
+    return add(path, 1, out, d);
+  int fd = unique ? mkostemps(path, suffix_len, O_CLOEXEC)
+                  : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    int rc = lw_error_path(d, LW_EIO, path, "cannot create temporary: %s",
+    int rc = lw_error_path(d, LW_EIO, path, "cannot create: %s",
                            strerror(errno));
     free(path);
     return rc;
   }
   close(fd);
-  return add(path, 0, out, d);
+  return add(path, keep, out, d);
+}
+
+int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
+                  struct lw_diag *d) {
+  install_handlers();
+  /* Predictable names when kept (next to the output) and in a dry run. */
+  unsigned n = name_counter++;
+  if (cfg_save)
+    return create(lw_xasprintf("%s.%s.%u.%s", cfg_output, stage, n, ext), 0,
+                  0, 1, out, d);
+  if (cfg_dry)
+    return create(lw_xasprintf("%s/%s.%s.%u.%s", tmpdir(),
+                               base_name(cfg_output), stage, n, ext),
+                  0, 0, 1, out, d);
+  return create(lw_xasprintf("%s/%s.%s-XXXXXX.%s", tmpdir(),
+                             base_name(cfg_output), stage, ext),
+                1, (int)strlen(ext) + 1, 0, out, d);
 }
 
 int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
@@ -157,19 +154,7 @@ int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
   char *path = slash ? lw_xasprintf("%.*s/.%s.fatlink-XXXXXX",
                                     (int)(slash - target), target, slash + 1)
                      : lw_xasprintf(".%s.fatlink-XXXXXX", target);
-  if (!path)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  if (cfg_dry)
-    return add(path, 1, out, d);
-  int fd = mkostemp(path, O_CLOEXEC);
-  if (fd < 0) {
-    int rc = lw_error_path(d, LW_EIO, target, "cannot create output: %s",
-                           strerror(errno));
-    free(path);
-    return rc;
-  }
-  close(fd);
-  return add(path, 0, out, d);
+  return create(path, 1, 0, 0, out, d);
 }
 
 const char *lw_tmp_path(const struct lw_tmp *t) { return t->path; }
