@@ -1,8 +1,9 @@
 /* archive.c - static archives read with libarchive from the mapped file.
  * Each member is read into memory and scanned like any other input, so an
  * archive may hold any format the scanner knows (including archives).
- * First cut: every member with device code contributes; which members the
- * host link really pulls in is decided by symbol resolution later. */
+ * First cut: every member with device code contributes (linking exactly the
+ * members the host linker pulls in needs symbol resolution), and thin
+ * archives are refused. */
 #include "internal.h"
 
 #include <archive.h>
@@ -17,6 +18,11 @@ static int match_archive(const unsigned char *head, size_t len) {
 
 static int scan_archive(struct ex_set *set, const unsigned char *buf,
                         size_t len, const char *origin, struct lw_diag *d) {
+  /* libarchive cannot read thin archives (members live in other files);
+   * refuse them rather than miss their device code. */
+  if (memcmp(buf, "!<thin>\n", 8) == 0)
+    return lw_error_path(d, LW_ENOTSUP, origin,
+                         "thin archives are not supported yet");
   struct archive *a = archive_read_new();
   if (!a)
     return lw_error(d, LW_ENOMEM, "out of memory");
