@@ -1,10 +1,11 @@
-/* link.c - parses bitcode images and links them with LLVMLinkModules2.
+/* link.c - parses bitcode (or textual IR) images and links them with
+ * LLVMLinkModules2.
  * Each input is parsed into the destination context and linked into the
  * first one; the linker consumes the source module. Diagnostics of the
  * context are captured so a failure is one line naming the input. */
 #include "internal.h"
 
-#include <llvm-c/BitReader.h>
+#include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +27,25 @@ static void on_diag(LLVMDiagnosticInfoRef info, void *ctx) {
 static int parse(LLVMContextRef ctx, const struct dl_input *in,
                  LLVMModuleRef *out, struct diag_capture *cap,
                  struct lw_diag *d) {
-  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)in->data, in->size, in->name, 0);
+  /* Bitcode is read in place; textual IR is copied, as the IR lexer wants
+   * a NUL-terminated buffer. */
+  int text = in->size < 4 || memcmp(in->data, "BC\xc0\xde", 4) != 0;
+  LLVMMemoryBufferRef mb =
+      text ? LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)in->data,
+                                                       in->size, in->name)
+           : LLVMCreateMemoryBufferWithMemoryRange((const char *)in->data,
+                                                   in->size, in->name, 0);
   if (!mb)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  LLVMBool bad = LLVMParseBitcodeInContext2(ctx, mb, out);
+  char *msg = NULL;
+  LLVMBool bad = LLVMParseIRInContext2(ctx, mb, out, &msg);
   LLVMDisposeMemoryBuffer(mb);
+  int rc = 0;
   if (bad)
-    return lw_error_path(d, LW_EFORMAT, in->name, "invalid bitcode: %s",
-                         cap->text[0] ? cap->text : "parse error");
-  return 0;
+    rc = lw_error_path(d, LW_EFORMAT, in->name, "invalid bitcode: %s",
+                       cap->text[0] ? cap->text : msg ? msg : "parse error");
+  LLVMDisposeMessage(msg);
+  return rc;
 }
 
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,

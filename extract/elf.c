@@ -1,7 +1,12 @@
 /* elf.c - ELF objects (relocatable, executable, shared) read with libelf
- * straight from the mapped file: only the section headers and the offloading
- * sections themselves are touched. Every SHT_LLVM_OFFLOADING section may hold
- * several OffloadBinary blobs. */
+ * straight from the mapped file: only the section headers, the section name
+ * table and the offloading sections themselves are touched.
+ *   - SHT_LLVM_OFFLOADING sections, and sections named .llvm.offloading of
+ *     any other type, hold OffloadBinary blobs (several per section);
+ *   - sections named __CLANG_OFFLOAD_BUNDLE__<id> hold one bundle entry
+ *     each (clang-offload-bundler -type=o).
+ * Images found in executables and shared objects are marked `linked`: their
+ * device code was registered by their own wrapper already. */
 #include "internal.h"
 
 #include <gelf.h>
@@ -12,15 +17,43 @@
 #define SHT_LLVM_OFFLOADING 0x6fff4c0b
 #endif
 
+static const char bundle_prefix[] = "__CLANG_OFFLOAD_BUNDLE__";
+
 static int match_elf(const unsigned char *head, size_t len) {
   return len >= 4 && memcmp(head, ELFMAG, SELFMAG) == 0;
 }
 
+static int scan_section(struct ex_set *set, const unsigned char *buf,
+                        size_t len, const GElf_Shdr *sh, const char *name,
+                        const char *origin, struct lw_diag *d) {
+  int offloading = sh->sh_type == SHT_LLVM_OFFLOADING ||
+                   (name && strcmp(name, ".llvm.offloading") == 0);
+  int bundle = name && strncmp(name, bundle_prefix,
+                               sizeof bundle_prefix - 1) == 0;
+  if (!offloading && !bundle)
+    return 0;
+  if (sh->sh_type == SHT_NOBITS)
+    return lw_error_path(d, LW_EFORMAT, origin,
+                         "offloading section '%s' has no contents",
+                         name ? name : "?");
+  if (sh->sh_offset > len || sh->sh_size > len - sh->sh_offset)
+    return lw_error_path(d, LW_EFORMAT, origin,
+                         "offloading section '%s' runs past the end of the "
+                         "file",
+                         name ? name : "?");
+  const unsigned char *p = buf + sh->sh_offset;
+  if (offloading)
+    return ex_parse_offload_binaries(set, p, sh->sh_size, origin, d);
+  const char *id = name + sizeof bundle_prefix - 1;
+  return ex__add_bundle_entry(set, id, strlen(id), p, sh->sh_size, 0, origin,
+                              "bundle section", d);
+}
+
 static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
                     const char *origin, struct lw_diag *d) {
-  /* libelf wants a mutable image; it only writes when converting foreign
-   * byte order, which ELF_C_READ_MMAP avoids for native files. */
   elf_version(EV_CURRENT); /* idempotent; libelf needs it once */
+  /* libelf wants a mutable image; it only writes when converting foreign
+   * byte order, and the mapping is private anyway. */
   Elf *e = elf_memory((char *)buf, len);
   if (!e || elf_kind(e) != ELF_K_ELF) {
     if (e)
@@ -28,29 +61,25 @@ static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
     return lw_error_path(d, LW_EFORMAT, origin, "not a valid ELF file: %s",
                          elf_errmsg(-1));
   }
+  size_t first = set->n, shstrndx;
+  GElf_Ehdr eh;
   int rc = 0;
-  Elf_Scn *scn = NULL;
-  size_t shnum;
-  if (elf_getshdrnum(e, &shnum) != 0)
-    rc = lw_error_path(d, LW_EFORMAT, origin, "bad ELF section table: %s",
+  if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx) != 0)
+    rc = lw_error_path(d, LW_EFORMAT, origin, "bad ELF header: %s",
                        elf_errmsg(-1));
-  while (!rc && (scn = elf_nextscn(e, scn)) != NULL) {
+  for (Elf_Scn *scn = NULL; !rc && (scn = elf_nextscn(e, scn)) != NULL;) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) {
       rc = lw_error_path(d, LW_EFORMAT, origin, "bad ELF section header: %s",
                          elf_errmsg(-1));
       break;
     }
-    if (sh.sh_type != SHT_LLVM_OFFLOADING)
-      continue;
-    if (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset) {
-      rc = lw_error_path(d, LW_EFORMAT, origin,
-                         "offloading section runs past the end of the file");
-      break;
-    }
-    rc = ex_parse_offload_binaries(set, buf + sh.sh_offset, sh.sh_size,
-                                   origin, d);
+    rc = scan_section(set, buf, len, &sh, elf_strptr(e, shstrndx, sh.sh_name),
+                      origin, d);
   }
+  if (!rc && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN))
+    for (size_t i = first; i < set->n; i++)
+      set->images[i].linked = 1;
   elf_end(e);
   return rc;
 }

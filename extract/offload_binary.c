@@ -136,12 +136,14 @@ static int parse_strings(struct ex_image *img, const unsigned char *b,
 }
 
 static int parse_blob(struct ex_set *set, const unsigned char *b,
-                      uint64_t size, const char *origin, struct lw_diag *d);
+                      uint64_t size, const char *origin, const char *format,
+                      struct lw_diag *d);
 
 /* Inflates a v3 blob whose body follows the header compressed. */
 static int inflate_blob(struct ex_set *set, const unsigned char *b,
                         uint64_t size, uint64_t entries_off, uint64_t inflated,
-                        const char *origin, struct lw_diag *d) {
+                        const char *origin, const char *format,
+                        struct lw_diag *d) {
   if (entries_off < HEADER_V3 || entries_off > size || inflated < entries_off)
     return lw_error_path(d, LW_EFORMAT, origin,
                          "compressed offload binary has a bad header");
@@ -178,12 +180,13 @@ static int inflate_blob(struct ex_set *set, const unsigned char *b,
   }
   if (ex__own(set, out, (size_t)inflated, 0))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  return parse_blob(set, out, inflated, origin, d);
+  return parse_blob(set, out, inflated, origin, format, d);
 }
 
 /* Parses one blob of exactly `size` bytes. */
 static int parse_blob(struct ex_set *set, const unsigned char *b,
-                      uint64_t size, const char *origin, struct lw_diag *d) {
+                      uint64_t size, const char *origin, const char *format,
+                      struct lw_diag *d) {
   uint32_t version = rd32(b + 4);
   uint64_t entries_off = rd64(b + 16);
   uint64_t count = version == 1 ? 1 : rd64(b + 24);
@@ -193,7 +196,8 @@ static int parse_blob(struct ex_set *set, const unsigned char *b,
                            "truncated offload binary header");
     uint64_t inflated = rd64(b + 32);
     if (inflated)
-      return inflate_blob(set, b, size, entries_off, inflated, origin, d);
+      return inflate_blob(set, b, size, entries_off, inflated, origin, format,
+                          d);
   }
   if (entries_off > size || count > (size - entries_off) / ENTRY_SIZE)
     return lw_error_path(d, LW_EFORMAT, origin,
@@ -209,6 +213,7 @@ static int parse_blob(struct ex_set *set, const unsigned char *b,
     img.offload_kind = rd16(e + 2);
     img.flags = rd32(e + 4);
     img.version = version;
+    img.format = format;
     img.triple = img.arch = "";
     uint64_t img_off = rd64(e + 24), img_size = rd64(e + 32);
     int rc = 0;
@@ -240,6 +245,13 @@ static int parse_blob(struct ex_set *set, const unsigned char *b,
 int ex_parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
                               size_t len, const char *origin,
                               struct lw_diag *d) {
+  return ex__parse_offload_binaries(set, buf, len, origin, "offload binary",
+                                    d);
+}
+
+int ex__parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
+                               size_t len, const char *origin,
+                               const char *format, struct lw_diag *d) {
   size_t off = 0;
   while (off < len) {
     const unsigned char *b = buf + off;
@@ -266,7 +278,7 @@ int ex_parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
                            "offload binary of %llu bytes is truncated (%zu "
                            "bytes available)",
                            (unsigned long long)size, left);
-    int rc = parse_blob(set, b, size, origin, d);
+    int rc = parse_blob(set, b, size, origin, format, d);
     if (rc)
       return rc;
     size_t next = off + (size_t)size;

@@ -14,10 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Tried in order: the first whose magic matches scans the input. */
 static const struct ex__format *const formats[] = {
-    &ex__format_elf,
-    &ex__format_archive,
-    &ex__format_offload_binary,
+    &ex__format_elf,    &ex__format_archive,     &ex__format_offload_binary,
+    &ex__format_bundle, &ex__format_ccob,        &ex__format_bitcode,
+    &ex__format_coff,   &ex__format_text_bundle,
 };
 
 int ex__own(struct ex_set *set, void *p, size_t len, int mapped) {

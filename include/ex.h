@@ -48,6 +48,8 @@ struct ex_image {
   const unsigned char *data; /* image bytes, owned by the set */
   size_t size;
   char *origin; /* owned: "file" or "archive(member)" */
+  const char *format; /* container: "offload binary", "bundle", ... */
+  int linked;         /* found in an ELF executable or shared object */
 };
 
 struct ex_set {
@@ -71,6 +73,10 @@ int ex_parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
 /* Releases every image and owned buffer. */
 void ex_set_free(struct ex_set *set);
 
+/* The image kind a buffer's first bytes show (ELF object, bitcode, SPIR-V),
+ * or EX_IMG_NONE. */
+unsigned ex_sniff_image_kind(const unsigned char *p, size_t n);
+
 /* Name of an offload kind ("openmp", "sycl", ...) or "none". */
 const char *ex_offload_kind_name(unsigned kind);
 /* Name of an image kind ("o", "bc", "spv", ...) as upstream spells it. */
@@ -90,5 +96,25 @@ struct ex_write_image {
  * `*image_off` (may be NULL) to the offset of the image within the blob. */
 int ex_write_offload_binary(const struct ex_write_image *img,
                             struct lw_buf *out, size_t *image_off);
+
+/* One entry of a bundle to write: `id` as the bundler spells it. */
+struct ex_bundle_entry {
+  const char *id;
+  const unsigned char *data;
+  size_t size;
+};
+
+/* Spells the bundle id of an image: "<kind>-<arch>-<vendor>-<os>-<env>-<target
+ * id>" from a triple of three or four components (malloc'd). */
+char *ex_bundle_id(const char *kind, const char *triple, const char *arch);
+
+/* Appends a binary bundle of `n` entries to `out`. */
+int ex_write_bundle(const struct ex_bundle_entry *e, size_t n,
+                    struct lw_buf *out);
+
+/* Appends `in` compressed as a version-3 CCOB bundle (zstd when `zstd`,
+ * else zlib); the header's hash field is left 0 (readers only print it). */
+int ex_write_compressed_bundle(const unsigned char *in, size_t len, int zstd,
+                               struct lw_buf *out);
 
 #endif

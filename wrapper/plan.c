@@ -170,7 +170,11 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
   for (size_t i = 0; i < t->nimgs; i++) {
     const struct ex_image *img = t->imgs[i];
     struct lw_tmp *in;
-    const char *ext = img->image_kind == EX_IMG_BITCODE ? "bc" : "o";
+    const char *ext = img->image_kind == EX_IMG_OBJECT ? "o"
+                      : ex_sniff_image_kind(img->data, img->size) ==
+                              EX_IMG_BITCODE
+                          ? "bc"
+                                            : "ll"; /* textual IR */
     if ((rc = lw_tmp_create("openmp-input", ext, &in, d)))
       return rc;
     if (!o->dry_run &&
@@ -308,7 +312,9 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
   enum aot_target aot = AOT_UNKNOWN;
   if (img->offload_kind == EX_OFK_SYCL) {
     aot = aot_classify(img->triple);
-    if (aot == AOT_UNKNOWN)
+    if (strncmp(img->triple, "fpga_", 5) == 0)
+      what = "FPGA device code (aocx/aocr/aoco)";
+    else if (aot == AOT_UNKNOWN)
       what = "SYCL device triple";
     else if (aot != AOT_JIT)
       what = "SYCL ahead-of-time target";
@@ -352,6 +358,16 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     return lw_error(d, LW_ENOMEM, "out of memory");
   for (size_t i = 0; i < set->n; i++) {
     const struct ex_image *img = &set->images[i];
+    /* An executable's or shared object's device code was registered by its
+     * own wrapper; linking it again would register it twice. */
+    if (img->linked) {
+      if (o->verbose)
+        fprintf(stderr, "fatlink: skipping %s image for '%s' in linked file "
+                        "'%s'\n",
+                ex_offload_kind_name(img->offload_kind), img->triple,
+                img->origin);
+      continue;
+    }
     struct target *t = target_for(p, img, d);
     if (!t)
       return d->code;

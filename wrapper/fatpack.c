@@ -1,0 +1,388 @@
+/* fatpack.c - look inside fat files and make them: the second binary, built
+ * from the same libraries as fatlink.
+ *   fatpack list [--json] FILE...       every image: container, format, kind,
+ *                                       image kind, triple, arch, size, strings
+ *   fatpack extract FILE... -o DIR      one file per image, predictable names
+ *   fatpack create --image=file=F,triple=T[,arch=A][,kind=K][,key=V...]...
+ *                  -o OUT [--format=offload|bundle] [--compress[=zstd|zlib]]
+ * Files are found by content, like fatlink does. Every output is written to a
+ * temporary beside it and renamed when complete; names come from the image's
+ * metadata with anything but [A-Za-z0-9._-] replaced, so nothing is written
+ * outside DIR whatever a container calls its members. */
+#include "internal.h"
+
+#include "ex.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void json_str(FILE *f, const char *s, size_t n) {
+  fputc('"', f);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void list_image(FILE *f, const struct ex_image *img, int json,
+                       int first) {
+  if (json) {
+    fprintf(f, "%s\n  {\"container\": ", first ? "" : ",");
+    json_str(f, img->origin, strlen(img->origin));
+    fprintf(f, ", \"format\": \"%s\", \"kind\": \"%s\", \"image\": \"%s\", "
+               "\"size\": %zu, \"linked\": %s, \"strings\": {",
+            img->format ? img->format : "", ex_offload_kind_name(img->offload_kind),
+            ex_image_kind_name(img->image_kind), img->size,
+            img->linked ? "true" : "false");
+    for (size_t i = 0; i < img->nstrings; i++) {
+      if (i)
+        fputs(", ", f);
+      json_str(f, img->strings[i].key, strlen(img->strings[i].key));
+      fputs(": ", f);
+      json_str(f, img->strings[i].value, img->strings[i].value_len);
+    }
+    fputs("}}", f);
+    return;
+  }
+  fprintf(f, "%s: %s, kind %s, image %s, triple %s, arch %s, %zu bytes",
+          img->origin, img->format ? img->format : "?",
+          ex_offload_kind_name(img->offload_kind),
+          ex_image_kind_name(img->image_kind),
+          img->triple[0] ? img->triple : "-", img->arch[0] ? img->arch : "-",
+          img->size);
+  for (size_t i = 0; i < img->nstrings; i++)
+    if (strcmp(img->strings[i].key, "triple") != 0 &&
+        strcmp(img->strings[i].key, "arch") != 0)
+      fprintf(f, ", %s=%.*s", img->strings[i].key,
+              (int)img->strings[i].value_len, img->strings[i].value);
+  if (img->linked)
+    fputs(", linked", f);
+  fputc('\n', f);
+}
+
+static int scan_all(char **files, int n, struct ex_set *set,
+                    struct lw_diag *d) {
+  for (int i = 0; i < n; i++) {
+    int rc = ex_scan_file(set, files[i], d);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+static int cmd_list(int argc, char **argv, struct lw_diag *d) {
+  int json = 0, nfiles = 0;
+  char **files = calloc((size_t)argc + 1, sizeof *files);
+  if (!files)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0)
+      json = 1;
+    else
+      files[nfiles++] = argv[i];
+  }
+  int rc = nfiles ? 0 : lw_error(d, LW_EINVAL, "list: no input files");
+  struct ex_set set = {0};
+  if (!rc)
+    rc = scan_all(files, nfiles, &set, d);
+  if (!rc) {
+    if (json)
+      fputs("[", stdout);
+    for (size_t i = 0; i < set.n; i++)
+      list_image(stdout, &set.images[i], json, i == 0);
+    if (json)
+      fputs(set.n ? "\n]\n" : "]\n", stdout);
+  }
+  ex_set_free(&set);
+  free(files);
+  return rc;
+}
+
+/* Replaces every byte but [A-Za-z0-9._-] with '_'; a leading '.' too, so no
+ * name is hidden, "." or "..". */
+static void sanitize(char *s) {
+  for (char *p = s; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+          (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+      *p = '_';
+  if (s[0] == '.')
+    s[0] = '_';
+}
+
+static int write_atomic(const char *path, const void *p, size_t n,
+                        struct lw_diag *d) {
+  struct lw_tmp *t;
+  int rc = lw_tmp_create_beside(path, &t, d);
+  if (rc)
+    return rc;
+  FILE *f = fopen(lw_tmp_path(t), "wb");
+  if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
+    lw_tmp_cleanup();
+    return lw_error_path(d, LW_EIO, path, "cannot write: %s", strerror(errno));
+  }
+  return lw_tmp_commit(&t, path, d);
+}
+
+static int cmd_extract(int argc, char **argv, struct lw_diag *d) {
+  const char *dir = NULL;
+  int nfiles = 0;
+  char **files = calloc((size_t)argc + 1, sizeof *files);
+  if (!files)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+      dir = argv[++i];
+    else
+      files[nfiles++] = argv[i];
+  }
+  int rc = 0;
+  if (!dir || !nfiles)
+    rc = lw_error(d, LW_EINVAL, "extract: usage: fatpack extract FILE... -o DIR");
+  struct stat st;
+  if (!rc && mkdir(dir, 0777) != 0 && errno != EEXIST)
+    rc = lw_error_path(d, LW_EIO, dir, "cannot create: %s", strerror(errno));
+  if (!rc && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+    rc = lw_error_path(d, LW_EIO, dir, "not a directory");
+  struct ex_set set = {0};
+  if (!rc)
+    rc = scan_all(files, nfiles, &set, d);
+  for (size_t i = 0; !rc && i < set.n; i++) {
+    const struct ex_image *img = &set.images[i];
+    const char *base = strrchr(img->origin, '/');
+    char *name = lw_xasprintf("%s.%zu.%s.%s.%s.%s", base ? base + 1 : img->origin,
+                              i, ex_offload_kind_name(img->offload_kind),
+                              img->triple[0] ? img->triple : "none",
+                              img->arch[0] ? img->arch : "generic",
+                              img->image_kind ? ex_image_kind_name(img->image_kind)
+                                              : "bin");
+    char *path = NULL;
+    if (name) {
+      sanitize(name);
+      path = lw_xasprintf("%s/%s", dir, name);
+    }
+    rc = path ? write_atomic(path, img->data, img->size, d)
+              : lw_error(d, LW_ENOMEM, "out of memory");
+    if (!rc)
+      printf("%s\n", path);
+    free(name);
+    free(path);
+  }
+  ex_set_free(&set);
+  free(files);
+  return rc;
+}
+
+struct image_spec {
+  struct lw_strvec kv; /* "key", "value" pairs */
+  const char *file, *kind, *triple, *arch, *image;
+  struct lw_buf data;
+};
+
+static const char *kv_get(const struct lw_strvec *kv, const char *key) {
+  const char *v = NULL;
+  for (size_t i = 0; i + 1 < kv->n; i += 2)
+    if (strcmp(kv->v[i], key) == 0)
+      v = kv->v[i + 1];
+  return v;
+}
+
+static int parse_image(const char *spec, struct image_spec *im,
+                       struct lw_diag *d) {
+  char *copy = strdup(spec), *save = NULL;
+  if (!copy)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  int rc = 0;
+  for (char *p = strtok_r(copy, ",", &save); p && !rc;
+       p = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(p, '=');
+    if (!eq || eq == p)
+      rc = lw_error(d, LW_EINVAL, "--image: '%s' is not key=value", p);
+    else {
+      *eq = 0;
+      if (lw_strvec_push(&im->kv, p) || lw_strvec_push(&im->kv, eq + 1))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  free(copy);
+  if (rc)
+    return rc;
+  im->file = kv_get(&im->kv, "file");
+  im->kind = kv_get(&im->kv, "kind");
+  im->triple = kv_get(&im->kv, "triple");
+  im->arch = kv_get(&im->kv, "arch");
+  im->image = kv_get(&im->kv, "image");
+  if (!im->file || !im->triple)
+    return lw_error(d, LW_EINVAL, "--image: 'file' and 'triple' are required");
+  return lw_read_file(im->file, &im->data, d);
+}
+
+static const char *const offload_kinds[] = {"none", "openmp", "cuda", "hip",
+                                            "sycl"};
+static const uint16_t offload_values[] = {EX_OFK_NONE, EX_OFK_OPENMP,
+                                          EX_OFK_CUDA, EX_OFK_HIP,
+                                          EX_OFK_SYCL};
+static const char *const image_kinds[] = {"none", "o",      "bc", "cubin",
+                                          "fatbin", "s", "spv"};
+
+/* Image kind: image=<name>, else the file's extension (as
+ * llvm-offload-binary does). */
+static uint16_t image_kind_of(const struct image_spec *im) {
+  const char *name = im->image;
+  if (!name) {
+    const char *dot = strrchr(im->file, '.');
+    name = dot ? dot + 1 : "";
+  }
+  for (size_t i = 0; i < LW_ARRAY_SIZE(image_kinds); i++)
+    if (strcmp(name, image_kinds[i]) == 0)
+      return (uint16_t)i;
+  return EX_IMG_NONE;
+}
+
+static int write_offload(struct image_spec *ims, size_t n, struct lw_buf *out,
+                         struct lw_diag *d) {
+  for (size_t i = 0; i < n; i++) {
+    struct image_spec *im = &ims[i];
+    uint16_t kind = EX_OFK_NONE;
+    if (im->kind) {
+      size_t k;
+      for (k = 0; k < LW_ARRAY_SIZE(offload_kinds); k++)
+        if (strcmp(im->kind, offload_kinds[k]) == 0)
+          break;
+      if (k == LW_ARRAY_SIZE(offload_kinds))
+        return lw_error(d, LW_EINVAL, "--image: unknown kind '%s'", im->kind);
+      kind = offload_values[k];
+    }
+    size_t ns = 0;
+    struct ex_string strs[64];
+    for (size_t j = 0; j + 1 < im->kv.n; j += 2) {
+      const char *k = im->kv.v[j];
+      if (!strcmp(k, "file") || !strcmp(k, "kind") || !strcmp(k, "image"))
+        continue;
+      if (ns == LW_ARRAY_SIZE(strs))
+        return lw_error(d, LW_EINVAL, "--image: too many strings");
+      strs[ns++] = (struct ex_string){im->kv.v[j], im->kv.v[j + 1],
+                                      strlen(im->kv.v[j + 1])};
+    }
+    struct ex_write_image wi = {image_kind_of(im), kind, 0, strs, ns,
+                                im->data.data, im->data.len};
+    if (ex_write_offload_binary(&wi, out, NULL))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+static int write_bundle(struct image_spec *ims, size_t n, struct lw_buf *out,
+                        struct lw_diag *d) {
+  struct ex_bundle_entry *e = calloc(n, sizeof *e);
+  if (!e)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    char *id = ex_bundle_id(ims[i].kind ? ims[i].kind : "host", ims[i].triple,
+                            ims[i].arch);
+    if (!id)
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    e[i] = (struct ex_bundle_entry){id, ims[i].data.data, ims[i].data.len};
+  }
+  if (!rc && ex_write_bundle(e, n, out))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    free((char *)e[i].id);
+  free(e);
+  return rc;
+}
+
+static int cmd_create(int argc, char **argv, struct lw_diag *d) {
+  const char *out = NULL, *format = "offload", *compress = NULL;
+  struct image_spec *ims = calloc((size_t)argc + 1, sizeof *ims);
+  size_t n = 0;
+  int rc = ims ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+  for (int i = 0; !rc && i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--image=", 8) == 0)
+      rc = parse_image(a + 8, &ims[n++], d);
+    else if (strcmp(a, "-o") == 0 && i + 1 < argc)
+      out = argv[++i];
+    else if (strncmp(a, "--format=", 9) == 0)
+      format = a + 9;
+    else if (strcmp(a, "--compress") == 0)
+      compress = "zstd";
+    else if (strncmp(a, "--compress=", 11) == 0)
+      compress = a + 11;
+    else
+      rc = lw_error(d, LW_EINVAL, "create: unknown argument '%s'", a);
+  }
+  if (!rc && (!out || !n))
+    rc = lw_error(d, LW_EINVAL, "create: usage: fatpack create --image=... -o OUT");
+  if (!rc && strcmp(format, "offload") != 0 && strcmp(format, "bundle") != 0)
+    rc = lw_error(d, LW_EINVAL, "create: unknown --format '%s'", format);
+  if (!rc && compress &&
+      (strcmp(format, "bundle") != 0 ||
+       (strcmp(compress, "zstd") != 0 && strcmp(compress, "zlib") != 0)))
+    rc = lw_error(d, LW_EINVAL,
+                  "create: --compress=zstd|zlib needs --format=bundle");
+  struct lw_buf buf = {0};
+  if (!rc)
+    rc = strcmp(format, "bundle") == 0 ? write_bundle(ims, n, &buf, d)
+                                       : write_offload(ims, n, &buf, d);
+  if (!rc && compress) {
+    struct lw_buf z = {0};
+    if (ex_write_compressed_bundle(buf.data, buf.len,
+                                   strcmp(compress, "zstd") == 0, &z))
+      rc = lw_error(d, LW_EIO, "create: compression failed");
+    lw_buf_free(&buf);
+    buf = z;
+  }
+  if (!rc)
+    rc = write_atomic(out, buf.data, buf.len, d);
+  lw_buf_free(&buf);
+  for (size_t i = 0; ims && i < n; i++) {
+    lw_strvec_free(&ims[i].kv);
+    lw_buf_free(&ims[i].data);
+  }
+  free(ims);
+  return rc;
+}
+
+static void usage(FILE *f) {
+  fputs("USAGE: fatpack list [--json] FILE...\n"
+        "       fatpack extract FILE... -o DIR\n"
+        "       fatpack create --image=file=F,triple=T[,arch=A][,kind=K]"
+        "[,image=I][,key=V...]... -o OUT\n"
+        "                      [--format=offload|bundle] "
+        "[--compress[=zstd|zlib]]\n",
+        f);
+}
+
+int main(int argc, char **argv) {
+  struct lw_diag d = {0};
+  int rc;
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2;
+  }
+  if (!strcmp(argv[1], "list"))
+    rc = cmd_list(argc - 2, argv + 2, &d);
+  else if (!strcmp(argv[1], "extract"))
+    rc = cmd_extract(argc - 2, argv + 2, &d);
+  else if (!strcmp(argv[1], "create"))
+    rc = cmd_create(argc - 2, argv + 2, &d);
+  else
+    rc = lw_error(&d, LW_EINVAL, "unknown command '%s' (list, extract, create)",
+                  argv[1]);
+  if (rc) {
+    lw_tmp_cleanup();
+    fprintf(stderr, "fatpack: error: %s\n", d.msg[0] ? d.msg : lw_strerror(rc));
+    return 1;
+  }
+  return 0;
+}
