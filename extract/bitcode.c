@@ -9,6 +9,7 @@
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,9 +51,21 @@ static int take_node(struct ex_set *set, LLVMValueRef node,
   return ex__parse_offload_binaries(set, copy, len, origin, "bitcode", d);
 }
 
+/* Without a handler LLVM prints a reader error and exits; keep the first
+ * error's text for our one-line message instead. */
+static void keep_error(LLVMDiagnosticInfoRef info, void *text) {
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || *(char *)text)
+    return;
+  char *s = LLVMGetDiagInfoDescription(info);
+  snprintf(text, 256, "%s", s);
+  LLVMDisposeMessage(s);
+}
+
 static int scan_bitcode(struct ex_set *set, const unsigned char *buf,
                         size_t len, const char *origin, struct lw_diag *d) {
+  char why[256] = "";
   LLVMContextRef ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(ctx, keep_error, why);
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
       (const char *)buf, len, origin, 0);
   LLVMModuleRef mod = NULL;
@@ -60,7 +73,8 @@ static int scan_bitcode(struct ex_set *set, const unsigned char *buf,
   if (!mb)
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   else if (LLVMGetBitcodeModuleInContext2(ctx, mb, &mod))
-    rc = lw_error_path(d, LW_EFORMAT, origin, "invalid bitcode");
+    rc = lw_error_path(d, LW_EFORMAT, origin, "invalid bitcode%s%s",
+                       why[0] ? ": " : "", why);
   /* On success the module owns the buffer (which does not own `buf`). */
   else {
     const char *md = "llvm.embedded.objects";

@@ -301,12 +301,17 @@ static const struct lw_job_kind host_link_kind = {"host-link",
 
 /* ---- building the plan ----------------------------------------------------- */
 
+/* An image without an arch (bundles of the old model) is generic code. */
+static const char *arch_of(const struct ex_image *img) {
+  return img->arch[0] ? img->arch : "generic";
+}
+
 static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
                                  struct lw_diag *d) {
   for (size_t i = 0; i < p->n; i++)
     if (p->t[i].kind == img->offload_kind &&
         strcmp(p->t[i].triple, img->triple) == 0 &&
-        strcmp(p->t[i].arch, img->arch) == 0)
+        strcmp(p->t[i].arch, arch_of(img)) == 0)
       return &p->t[i];
   const char *what = NULL;
   enum aot_target aot = AOT_UNKNOWN;
@@ -340,7 +345,7 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
   t->plan = p;
   t->kind = img->offload_kind;
   t->triple = img->triple;
-  t->arch = img->arch;
+  t->arch = arch_of(img);
   t->aot = aot;
   return t;
 }

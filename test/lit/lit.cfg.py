@@ -19,6 +19,7 @@ bindir = config.fatlink_bin_dir
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions += [
     ("%fatlink", os.path.join(bindir, "fatlink")),
+    ("%fatpack", os.path.join(bindir, "fatpack")),
     ("%bindir", bindir),
     ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")),
     ("%clang", os.path.join(config.llvm_tools_dir, "clang")),
