@@ -1,9 +1,8 @@
 /* archive.c - static archives read with libarchive from the mapped file.
  * Each member is read into memory and scanned like any other input, so an
  * archive may hold any format the scanner knows (including archives).
- * First cut: every member with device code contributes (linking exactly the
- * members the host linker pulls in needs symbol resolution), and thin
- * archives are refused. */
+ * Every member counts here (fatpack's view); which members a link reads is
+ * resolve.c's business. Thin archives' members are files (thin.c). */
 #include "internal.h"
 
 #include <archive.h>
@@ -16,13 +15,32 @@ static int match_archive(const unsigned char *head, size_t len) {
                       memcmp(head, "!<thin>\n", 8) == 0);
 }
 
+struct thin_scan {
+  struct ex_set *set;
+  const char *archive;
+  struct lw_diag *d;
+};
+
+static int scan_thin_member(void *ctx, const char *name, char *path,
+                            size_t header) {
+  struct thin_scan *t = ctx;
+  const unsigned char *buf;
+  size_t len;
+  char *origin = lw_xasprintf("%s(%s)", t->archive, name);
+  int rc = origin ? ex__map_file(t->set, path, &buf, &len, t->d) : LW_ENOMEM;
+  if (!rc && len)
+    rc = ex_scan_buffer(t->set, buf, len, origin, t->d);
+  free(origin);
+  free(path);
+  return rc;
+}
+
 static int scan_archive(struct ex_set *set, const unsigned char *buf,
                         size_t len, const char *origin, struct lw_diag *d) {
-  /* libarchive cannot read thin archives (members live in other files);
-   * refuse them rather than miss their device code. */
-  if (memcmp(buf, "!<thin>\n", 8) == 0)
-    return lw_error_path(d, LW_ENOTSUP, origin,
-                         "thin archives are not supported yet");
+  if (memcmp(buf, "!<thin>\n", 8) == 0) {
+    struct thin_scan t = {set, origin, d};
+    return ex__thin_members(buf, len, origin, scan_thin_member, &t, d);
+  }
   struct archive *a = archive_read_new();
   if (!a)
     return lw_error(d, LW_ENOMEM, "out of memory");

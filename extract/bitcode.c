@@ -61,37 +61,50 @@ static void keep_error(LLVMDiagnosticInfoRef info, void *text) {
   LLVMDisposeMessage(s);
 }
 
-static int scan_bitcode(struct ex_set *set, const unsigned char *buf,
-                        size_t len, const char *origin, struct lw_diag *d) {
+int ex__open_bitcode(const unsigned char *buf, size_t len, const char *origin,
+                     LLVMContextRef *ctx, LLVMModuleRef *mod,
+                     struct lw_diag *d) {
   char why[256] = "";
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMContextSetDiagnosticHandler(ctx, keep_error, why);
+  *ctx = LLVMContextCreate();
+  *mod = NULL;
+  LLVMContextSetDiagnosticHandler(*ctx, keep_error, why);
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
       (const char *)buf, len, origin, 0);
-  LLVMModuleRef mod = NULL;
   int rc = 0;
   if (!mb)
     rc = lw_error(d, LW_ENOMEM, "out of memory");
-  else if (LLVMGetBitcodeModuleInContext2(ctx, mb, &mod))
+  else if (LLVMGetBitcodeModuleInContext2(*ctx, mb, mod)) {
+    /* On success the module owns the buffer (which does not own `buf`). */
+    LLVMDisposeMemoryBuffer(mb);
     rc = lw_error_path(d, LW_EFORMAT, origin, "invalid bitcode%s%s",
                        why[0] ? ": " : "", why);
-  /* On success the module owns the buffer (which does not own `buf`). */
-  else {
-    const char *md = "llvm.embedded.objects";
-    unsigned n = LLVMGetNamedMetadataNumOperands(mod, md);
-    LLVMValueRef *nodes = n ? calloc(n, sizeof *nodes) : NULL;
-    if (n && !nodes)
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-    else if (n)
-      LLVMGetNamedMetadataOperands(mod, md, nodes);
-    for (unsigned i = 0; !rc && i < n; i++)
-      rc = take_node(set, nodes[i], origin, d);
-    free(nodes);
-    LLVMDisposeModule(mod);
-    mb = NULL;
   }
-  if (mb && rc)
-    LLVMDisposeMemoryBuffer(mb);
+  LLVMContextSetDiagnosticHandler(*ctx, NULL, NULL);
+  if (rc) {
+    LLVMContextDispose(*ctx);
+    *ctx = NULL;
+  }
+  return rc;
+}
+
+static int scan_bitcode(struct ex_set *set, const unsigned char *buf,
+                        size_t len, const char *origin, struct lw_diag *d) {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  int rc = ex__open_bitcode(buf, len, origin, &ctx, &mod, d);
+  if (rc)
+    return rc;
+  const char *md = "llvm.embedded.objects";
+  unsigned n = LLVMGetNamedMetadataNumOperands(mod, md);
+  LLVMValueRef *nodes = n ? calloc(n, sizeof *nodes) : NULL;
+  if (n && !nodes)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  else if (n)
+    LLVMGetNamedMetadataOperands(mod, md, nodes);
+  for (unsigned i = 0; !rc && i < n; i++)
+    rc = take_node(set, nodes[i], origin, d);
+  free(nodes);
+  LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
   return rc;
 }

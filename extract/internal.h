@@ -16,6 +16,11 @@ struct ex__owned {
  * freed). */
 int ex__own(struct ex_set *set, void *p, size_t len, int mapped);
 
+/* Maps a regular file read-only into memory the set owns; an empty file
+ * gives len 0. */
+int ex__map_file(struct ex_set *set, const char *path,
+                 const unsigned char **buf, size_t *len, struct lw_diag *d);
+
 /* A container format: `match` looks at the first bytes, `scan` walks the
  * content and appends images. One file of extract/ for each. */
 struct ex__format {
@@ -54,5 +59,53 @@ int ex__parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
 
 /* Appends an image; the set takes the strings and origin. */
 int ex__add_image(struct ex_set *set, struct ex_image *img);
+
+/* ---- bitcode.c ------------------------------------------------------------ */
+
+#include <llvm-c/Types.h>
+
+/* Loads a bitcode module lazily in a new context (function bodies are not
+ * materialised); a reader error is one line in `d`. The caller disposes of
+ * module and context. */
+int ex__open_bitcode(const unsigned char *buf, size_t len, const char *origin,
+                     LLVMContextRef *ctx, LLVMModuleRef *mod,
+                     struct lw_diag *d);
+
+/* ---- thin.c ------------------------------------------------------------- */
+
+/* Called for each member of a thin archive with its name, the path of its
+ * file (malloc'd, the callee owns it) and its header's offset. */
+typedef int (*ex__thin_cb)(void *ctx, const char *name, char *path,
+                           size_t header);
+/* Walks the members of the thin archive `archive` held in buf. */
+int ex__thin_members(const unsigned char *buf, size_t len,
+                     const char *archive, ex__thin_cb cb, void *ctx,
+                     struct lw_diag *d);
+
+/* ---- symtab.c: a set of symbol names with a state each ------------------ */
+
+struct ex__sym {
+  char *name;
+  int state;
+};
+struct ex__symtab {
+  struct ex__sym *e;
+  size_t n, cap;
+};
+/* The state of `name`, 0 when unknown. */
+int ex__sym_get(struct ex__symtab *t, const char *name);
+/* Sets the state of `name`; 0 or LW_ENOMEM. */
+int ex__sym_set(struct ex__symtab *t, const char *name, int state);
+void ex__symtab_free(struct ex__symtab *t);
+
+/* ---- symbols.c ----------------------------------------------------------- */
+
+/* Called for each global symbol; a non-zero return stops the walk. */
+typedef int (*ex__sym_cb)(void *ctx, const char *name, int defined, int weak);
+
+/* Reports the global symbols of an ELF object or shared object (dynamic
+ * symbols) or a bitcode module; other content reports none. */
+int ex__read_symbols(const unsigned char *buf, size_t len, const char *origin,
+                     ex__sym_cb cb, void *ctx, struct lw_diag *d);
 
 #endif

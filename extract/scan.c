@@ -59,7 +59,10 @@ int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,
   return 0;
 }
 
-int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
+int ex__map_file(struct ex_set *set, const char *path,
+                 const unsigned char **buf, size_t *len, struct lw_diag *d) {
+  *buf = NULL;
+  *len = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
@@ -81,7 +84,18 @@ int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
     return lw_error_path(d, LW_EIO, path, "cannot map: %s", strerror(errno));
   if (ex__own(set, p, (size_t)st.st_size, 1))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  return ex_scan_buffer(set, p, (size_t)st.st_size, path, d);
+  *buf = p;
+  *len = (size_t)st.st_size;
+  return 0;
+}
+
+int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
+  const unsigned char *buf;
+  size_t len;
+  int rc = ex__map_file(set, path, &buf, &len, d);
+  if (rc || !len)
+    return rc;
+  return ex_scan_buffer(set, buf, len, path, d);
 }
 
 void ex_set_free(struct ex_set *set) {

@@ -61,6 +61,28 @@ struct ex_set {
 /* Scans the file at `path`; inputs without device code add nothing. */
 int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d);
 
+/* One item of a link line, in order. */
+enum ex_link_item {
+  EX_LINK_FILE,
+  EX_LINK_GROUP_START,
+  EX_LINK_GROUP_END,
+  EX_LINK_UNDEFINED, /* -u: `path` is a symbol to treat as undefined */
+};
+struct ex_link_input {
+  enum ex_link_item item;
+  const char *path;  /* EX_LINK_FILE: the file; EX_LINK_UNDEFINED: symbol */
+  int whole_archive; /* --whole-archive in effect */
+};
+
+/* Scans what a GNU ld link of `in` reads, in its order: every object and
+ * shared object, and exactly the archive members symbol resolution pulls in
+ * (all of them under --whole-archive; archives of a group are searched again
+ * until nothing changes; members without host symbols join when their device
+ * code defines a device symbol the included device code needs). The images of
+ * everything included go into `set`. */
+int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
+                 struct lw_diag *d);
+
 /* Scans a buffer of known origin; the buffer must outlive the set. */
 int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,
                    const char *origin, struct lw_diag *d);

@@ -211,6 +211,27 @@ static void after_work_cb(uv_work_t *req, int status) {
   start_ready(g);
 }
 
+/* What a failed tool said, in one line: its first line mentioning an error
+ * (a driver's own summary comes last and says little), else its last. */
+static void tool_message(const struct lw_buf *out, char *line, size_t cap) {
+  const char *p = out->len ? (const char *)out->data : "", *end = p + out->len;
+  const char *last = "", *last_end = last;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+    if (le > p && memmem(p, (size_t)(le - p), "error", 5)) {
+      last = p;
+      last_end = le;
+      break;
+    }
+    if (le > p) {
+      last = p;
+      last_end = le;
+    }
+    p = nl ? nl + 1 : end;
+  }
+  snprintf(line, cap, "%.*s", (int)(last_end - last), last);
+}
+
 static void proc_closed(uv_handle_t *h) {
   struct proc *p = h->data;
   if (--p->open_handles > 0)
@@ -222,17 +243,8 @@ static void proc_closed(uv_handle_t *h) {
   if (p->status == -1)
     rc = LW_ETOOL; /* spawn failed, diag already set */
   else if (j->exit_status != 0) {
-    /* Name the tool and quote the last line it wrote. */
-    const char *last = "";
-    size_t n = j->out.len;
-    while (n && (j->out.data[n - 1] == '\n' || j->out.data[n - 1] == ' '))
-      n--;
-    size_t s = n;
-    while (s && j->out.data[s - 1] != '\n')
-      s--;
     char line[300];
-    snprintf(line, sizeof line, "%.*s", (int)(n - s),
-             n ? (const char *)j->out.data + s : last);
+    tool_message(&j->out, line, sizeof line);
     if (p->term_signal)
       lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0],
                     "killed by signal %d%s%s", p->term_signal,

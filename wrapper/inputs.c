@@ -6,7 +6,10 @@
  * next argument are listed so their values are not taken for inputs. */
 #include "internal.h"
 
+#include "ex.h"
+
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,22 +112,49 @@ static const char *value_of(const struct lw_strvec *args, size_t *i,
   return NULL;
 }
 
-int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
+static int push(struct lw_inputs *in, enum ex_link_item item,
+                const char *path, int whole) {
+  if (in->n == in->cap) {
+    size_t cap = in->cap ? in->cap * 2 : 32;
+    struct ex_link_input *nv = realloc(in->v, cap * sizeof *nv);
+    if (!nv)
+      return LW_ENOMEM;
+    in->v = nv;
+    in->cap = cap;
+  }
+  /* Paths are kept as index + 1 until the end: the vector may move. */
+  in->v[in->n++] = (struct ex_link_input){
+      item, path ? (const char *)(uintptr_t)(in->paths.n + 1) : NULL, whole};
+  if (path && lw_strvec_push(&in->paths, path))
+    return LW_ENOMEM;
+  return 0;
+}
+
+int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
                       struct lw_diag *d) {
   struct lw_strvec dirs = {0};
   int rc = 0;
-  /* First pass: every -L. */
+  /* First pass: every -L, and every -u (ld enters those symbols as
+   * undefined before reading any input). */
   for (size_t i = 0; !rc && i < args->n; i++) {
-    const char *a = args->v[i];
+    const char *a = args->v[i], *v;
     if (strncmp(a, "-L", 2) == 0 || strncmp(a, "--library-path", 14) == 0) {
-      const char *v = value_of(args, &i, "-L", "--library-path");
+      v = value_of(args, &i, "-L", "--library-path");
       if (v && lw_strvec_push(&dirs, v))
         rc = LW_ENOMEM;
+    } else if (strncmp(a, "-u", 2) == 0 ||
+               strncmp(a, "--undefined", 11) == 0 ||
+               strncmp(a, "--require-defined", 17) == 0) {
+      v = strncmp(a, "--require-defined", 17) != 0
+              ? value_of(args, &i, "-u", "--undefined")
+              : value_of(args, &i, "--require-defined", "--require-defined");
+      if (v)
+        rc = push(inputs, EX_LINK_UNDEFINED, v, 0);
     } else if (lw_takes_separate_value(a)) {
       i++;
     }
   }
-  int statik = 0;
+  int statik = 0, whole = 0;
   for (size_t i = 0; !rc && i < args->n; i++) {
     const char *a = args->v[i];
     if (strcmp(a, "-Bstatic") == 0 || strcmp(a, "-static") == 0 ||
@@ -133,6 +163,14 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
     } else if (strcmp(a, "-Bdynamic") == 0 || strcmp(a, "-dy") == 0 ||
                strcmp(a, "-call_shared") == 0) {
       statik = 0;
+    } else if (strcmp(a, "--whole-archive") == 0) {
+      whole = 1;
+    } else if (strcmp(a, "--no-whole-archive") == 0) {
+      whole = 0;
+    } else if (strcmp(a, "--start-group") == 0 || strcmp(a, "-(") == 0) {
+      rc = push(inputs, EX_LINK_GROUP_START, NULL, 0);
+    } else if (strcmp(a, "--end-group") == 0 || strcmp(a, "-)") == 0) {
+      rc = push(inputs, EX_LINK_GROUP_END, NULL, 0);
     } else if (strncmp(a, "-l", 2) == 0 || strncmp(a, "--library", 9) == 0) {
       if (strncmp(a, "--library-path", 14) == 0) {
         value_of(args, &i, "-L", "--library-path");
@@ -141,8 +179,8 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
       const char *v = value_of(args, &i, "-l", "--library");
       char *p = v ? find_lib(&dirs, v, statik) : NULL;
       /* Not found: the host linker reports it in its own words. */
-      if (p && lw_strvec_push(inputs, p))
-        rc = LW_ENOMEM;
+      if (p)
+        rc = push(inputs, EX_LINK_FILE, p, whole);
       free(p);
     } else if (a[0] == '-' && a[1]) {
       if (lw_takes_separate_value(a))
@@ -152,12 +190,22 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_strvec *inputs,
       rc = lw_error_path(d, LW_EIO, a, "%s",
                          stat(a, &st) == 0 ? "not a regular file"
                                            : strerror(errno));
-    } else if (lw_strvec_push(inputs, a)) {
-      rc = LW_ENOMEM;
+    } else {
+      rc = push(inputs, EX_LINK_FILE, a, whole);
     }
   }
+  /* Now that the strings no longer move, point the items at them. */
+  for (size_t i = 0; i < inputs->n; i++)
+    if (inputs->v[i].path)
+      inputs->v[i].path = inputs->paths.v[(uintptr_t)inputs->v[i].path - 1];
   if (rc == LW_ENOMEM)
     lw_error(d, rc, "out of memory");
   lw_strvec_free(&dirs);
   return rc;
+}
+
+void lw_inputs_free(struct lw_inputs *in) {
+  free(in->v);
+  lw_strvec_free(&in->paths);
+  memset(in, 0, sizeof *in);
 }

@@ -41,11 +41,20 @@ int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
 
 /* ---- inputs.c ----------------------------------------------------------- */
 
-/* The files the host linker will read, in order: positional inputs and the
- * libraries -l finds in the -L directories. A missing positional input is an
- * error. */
+struct ex_link_input;
+
+/* The link line as the host linker reads it, in order: positional inputs,
+ * the libraries -l finds in the -L directories, group markers and whether
+ * --whole-archive is in effect. A missing positional input is an error. The
+ * items' paths point into `paths`. */
+struct lw_inputs {
+  struct ex_link_input *v;
+  size_t n, cap;
+  struct lw_strvec paths;
+};
 int lw_collect_inputs(const struct lw_strvec *linker_args,
-                      struct lw_strvec *inputs, struct lw_diag *d);
+                      struct lw_inputs *inputs, struct lw_diag *d);
+void lw_inputs_free(struct lw_inputs *inputs);
 
 /* Where the output is named among the linker arguments: the last of
  * "-o F", "-oF", "--output F", "--output=F". `index` is -1 when none. */

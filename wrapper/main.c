@@ -17,11 +17,11 @@
 
 static int scan_inputs(const struct lw_options *o, struct ex_set *set,
                        struct lw_diag *d) {
-  struct lw_strvec inputs = {0};
+  struct lw_inputs inputs = {0};
   int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
-  for (size_t i = 0; !rc && i < inputs.n; i++)
-    rc = ex_scan_file(set, inputs.v[i], d);
-  lw_strvec_free(&inputs);
+  if (!rc)
+    rc = ex_scan_link(set, inputs.v, inputs.n, d);
+  lw_inputs_free(&inputs);
   return rc;
 }
 

@@ -376,6 +376,10 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     struct target *t = target_for(p, img, d);
     if (!t)
       return d->code;
+    if (o->verbose)
+      fprintf(stderr, "fatlink: device image %s for '%s' from '%s'\n",
+              ex_offload_kind_name(img->offload_kind), img->triple,
+              img->origin);
     const struct ex_image **ni =
         realloc(t->imgs, (t->nimgs + 1) * sizeof *ni);
     if (!ni)

@@ -29,4 +29,5 @@ config.substitutions += [
     ("%inputs", inputs),
     ("%python", config.python_executable),
     ("%ld", "/usr/bin/ld"),
+    ("%llvm_lib", config.llvm_lib_dir),
 ]

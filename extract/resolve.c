@@ -1,0 +1,428 @@
+/* resolve.c - which inputs a GNU ld link really reads, so that device code is
+ * taken from exactly the archive members the host link pulls in.
+ *
+ * Inputs are visited in command-line order with one table of global symbols
+ * (undefined / defined). An object or shared object is always read: its
+ * definitions resolve, its strong undefined references wait. An archive
+ * contributes a member when the member defines a symbol that is undefined at
+ * that point, again and again until no member more is pulled; archives
+ * between --start-group and --end-group are searched in turn until a whole
+ * round pulls nothing. --whole-archive takes every member. Membership is
+ * decided from the archive's symbol index when it has one (libelf reads it;
+ * the members themselves are not touched) and else from each member's own
+ * symbols. Members are enumerated with libarchive and read in place from the
+ * mapped archive; thin archives (thin.c) have their members in files of
+ * their own, mapped when first needed.
+ *
+ * Last, archive members with device code but no host symbols - device-only
+ * libraries - are taken when one of their device images defines a symbol that
+ * the device code already included leaves undefined, until nothing changes. */
+#include "internal.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { UNDEF = 1, DEF = 2 };
+
+struct member {
+  char *name;
+  char *path; /* thin archives: the member's own file */
+  const unsigned char *data;
+  size_t size, header;
+  int included, loaded;
+  struct lw_strvec defs; /* host symbols it defines (loaded lazily) */
+};
+
+struct archive_in {
+  const char *path;
+  struct member *m;
+  size_t n;
+  /* symbol index: name -> member, when the archive has one */
+  char **sym;
+  size_t *sym_member, nsym;
+  int has_index;
+  int thin;
+};
+
+struct resolver {
+  struct ex_set *set;
+  struct ex__symtab host, device;
+  struct archive_in *ar;
+  size_t nar, capar;
+  struct lw_diag *d;
+};
+
+/* ---- symbols ------------------------------------------------------------- */
+
+static int note_symbol(void *ctx, const char *name, int defined, int weak) {
+  struct ex__symtab *t = ctx;
+  int st = ex__sym_get(t, name);
+  if (defined)
+    return st == DEF ? 0 : ex__sym_set(t, name, DEF);
+  /* A weak reference does not pull archive members. */
+  if (!weak && st == 0)
+    return ex__sym_set(t, name, UNDEF);
+  return 0;
+}
+
+static int collect_def(void *ctx, const char *name, int defined, int weak) {
+  (void)weak;
+  return defined ? lw_strvec_push(ctx, name) : 0;
+}
+
+/* Adds the symbols of every device image from index `first` on. */
+static int note_device_symbols(struct resolver *r, size_t first) {
+  for (size_t i = first; i < r->set->n; i++) {
+    const struct ex_image *img = &r->set->images[i];
+    if (img->linked)
+      continue;
+    int rc = ex__read_symbols(img->data, img->size, img->origin, note_symbol,
+                              &r->device, r->d);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+/* Reads an object or member: its host symbols, then its device images. */
+static int include(struct resolver *r, const unsigned char *buf, size_t len,
+                   const char *origin) {
+  int rc = ex__read_symbols(buf, len, origin, note_symbol, &r->host, r->d);
+  if (rc == LW_ENOMEM)
+    return lw_error(r->d, rc, "out of memory");
+  size_t first = r->set->n;
+  if (!rc)
+    rc = ex_scan_buffer(r->set, buf, len, origin, r->d);
+  if (!rc)
+    rc = note_device_symbols(r, first);
+  return rc;
+}
+
+/* ---- archives ------------------------------------------------------------ */
+
+static void free_archive(struct archive_in *a) {
+  for (size_t i = 0; i < a->n; i++) {
+    free(a->m[i].name);
+    free(a->m[i].path);
+    lw_strvec_free(&a->m[i].defs);
+  }
+  free(a->m);
+  for (size_t i = 0; i < a->nsym; i++)
+    free(a->sym[i]);
+  free(a->sym);
+  free(a->sym_member);
+}
+
+static int add_member(struct archive_in *a, const char *name,
+                      const unsigned char *data, size_t size, size_t header,
+                      char *path) {
+  struct member *nm = realloc(a->m, (a->n + 1) * sizeof *nm);
+  if (!nm) {
+    free(path);
+    return LW_ENOMEM;
+  }
+  a->m = nm;
+  struct member *m = &a->m[a->n++];
+  memset(m, 0, sizeof *m);
+  m->name = strdup(name);
+  m->path = path;
+  m->data = data;
+  m->size = size;
+  m->header = header;
+  return m->name ? 0 : LW_ENOMEM;
+}
+
+/* Enumerates a regular (GNU or BSD) archive's members with libarchive; the
+ * data of each is found in place after its 60-byte header (and, in the BSD
+ * format, after its "#1/<n>" name). */
+static int list_members(struct archive_in *a, const unsigned char *buf,
+                        size_t len, struct lw_diag *d) {
+  struct archive *ar = archive_read_new();
+  if (!ar)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  archive_read_support_format_ar(ar);
+  int rc = 0, r;
+  struct archive_entry *ent;
+  if (archive_read_open_memory(ar, buf, len) != ARCHIVE_OK)
+    rc = lw_error_path(d, LW_EFORMAT, a->path, "%s", archive_error_string(ar));
+  while (!rc && (r = archive_read_next_header(ar, &ent)) == ARCHIVE_OK) {
+    const char *name = archive_entry_pathname(ent);
+    la_int64_t pos = archive_read_header_position(ar);
+    la_int64_t size = archive_entry_size(ent);
+    if (!name || name[0] == '/' || strncmp(name, "__.SYMDEF", 9) == 0)
+      continue;
+    size_t skip = 0;
+    if (pos >= 0 && (uint64_t)pos + 60 <= len &&
+        memcmp(buf + pos, "#1/", 3) == 0)
+      skip = (size_t)strtoul((const char *)buf + pos + 3, NULL, 10);
+    if (pos < 0 || size < 0 || (uint64_t)pos + 60 + skip > len ||
+        (uint64_t)size > len - ((size_t)pos + 60 + skip)) {
+      rc = lw_error_path(d, LW_EFORMAT, a->path,
+                         "member '%s' runs past the end of the archive", name);
+      break;
+    }
+    if (add_member(a, name, buf + pos + 60 + skip, (size_t)size, (size_t)pos,
+                   NULL))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if (!rc && r != ARCHIVE_EOF)
+    rc = lw_error_path(d, LW_EFORMAT, a->path, "%s", archive_error_string(ar));
+  archive_read_free(ar);
+  return rc;
+}
+
+static int by_header(const void *k, const void *e) {
+  size_t key = *(const size_t *)k, h = ((const struct member *)e)->header;
+  return key < h ? -1 : key > h;
+}
+
+/* The archive's symbol index, read by libelf (GNU/SysV "/" and "/SYM64/"). */
+static int read_index(struct archive_in *a, const unsigned char *buf,
+                      size_t len, struct lw_diag *d) {
+  elf_version(EV_CURRENT);
+  Elf *e = elf_memory((char *)buf, len);
+  if (!e)
+    return 0;
+  size_t n = 0;
+  Elf_Arsym *syms = elf_kind(e) == ELF_K_AR ? elf_getarsym(e, &n) : NULL;
+  int rc = 0;
+  if (syms && n > 1) {
+    a->sym = calloc(n, sizeof *a->sym);
+    a->sym_member = calloc(n, sizeof *a->sym_member);
+    if (!a->sym || !a->sym_member)
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n && syms[i].as_name; i++) {
+      size_t off = (size_t)syms[i].as_off;
+      struct member *m = bsearch(&off, a->m, a->n, sizeof *a->m, by_header);
+      if (!m)
+        continue; /* an index entry for no member: ld ignores it too */
+      if (!(a->sym[a->nsym] = strdup(syms[i].as_name)))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else
+        a->sym_member[a->nsym++] = (size_t)(m - a->m);
+    }
+    a->has_index = !rc;
+  }
+  elf_end(e);
+  return rc;
+}
+
+static int add_thin_member(void *ctx, const char *name, char *path,
+                           size_t header) {
+  return add_member(ctx, name, NULL, 0, header, path);
+}
+
+/* Maps a thin member's file on first use. */
+static int member_data(struct resolver *r, struct member *m) {
+  if (m->data || !m->path)
+    return 0;
+  return ex__map_file(r->set, m->path, &m->data, &m->size, r->d);
+}
+
+static char *member_origin(const struct archive_in *a, const struct member *m) {
+  return lw_xasprintf("%s(%s)", a->path, m->name);
+}
+
+static int pull(struct resolver *r, struct archive_in *a, size_t i) {
+  struct member *m = &a->m[i];
+  m->included = 1;
+  int rc = member_data(r, m);
+  char *origin = member_origin(a, m);
+  if (!rc && !origin)
+    rc = lw_error(r->d, LW_ENOMEM, "out of memory");
+  if (!rc && m->size)
+    rc = include(r, m->data, m->size, origin);
+  free(origin);
+  return rc;
+}
+
+static int load_defs(struct resolver *r, struct archive_in *a,
+                     struct member *m) {
+  if (m->loaded)
+    return 0;
+  m->loaded = 1;
+  int rc = member_data(r, m);
+  char *origin = member_origin(a, m);
+  if (!rc && !origin)
+    rc = lw_error(r->d, LW_ENOMEM, "out of memory");
+  if (!rc && m->size)
+    rc = ex__read_symbols(m->data, m->size, origin, collect_def, &m->defs,
+                          r->d);
+  free(origin);
+  return rc == LW_ENOMEM ? lw_error(r->d, rc, "out of memory") : rc;
+}
+
+/* Pulls members until none defines a symbol still undefined. Sets *pulled. */
+static int search(struct resolver *r, struct archive_in *a, int *pulled) {
+  int rc = 0, changed = 1;
+  while (!rc && changed) {
+    changed = 0;
+    if (a->has_index) {
+      for (size_t k = 0; !rc && k < a->nsym; k++) {
+        struct member *m = &a->m[a->sym_member[k]];
+        if (!m->included && ex__sym_get(&r->host, a->sym[k]) == UNDEF) {
+          rc = pull(r, a, a->sym_member[k]);
+          changed = *pulled = 1;
+        }
+      }
+      continue;
+    }
+    for (size_t i = 0; !rc && i < a->n; i++) {
+      struct member *m = &a->m[i];
+      if (m->included || (rc = load_defs(r, a, m)))
+        continue;
+      for (size_t k = 0; k < m->defs.n; k++)
+        if (ex__sym_get(&r->host, m->defs.v[k]) == UNDEF) {
+          rc = pull(r, a, i);
+          changed = *pulled = 1;
+          break;
+        }
+    }
+  }
+  return rc;
+}
+
+static int open_archive(struct resolver *r, const char *path,
+                        const unsigned char *buf, size_t len,
+                        struct archive_in **out) {
+  if (r->nar == r->capar) {
+    size_t cap = r->capar ? r->capar * 2 : 8;
+    struct archive_in *na = realloc(r->ar, cap * sizeof *na);
+    if (!na)
+      return lw_error(r->d, LW_ENOMEM, "out of memory");
+    r->ar = na;
+    r->capar = cap;
+  }
+  struct archive_in *a = &r->ar[r->nar++];
+  memset(a, 0, sizeof *a);
+  a->path = path;
+  a->thin = memcmp(buf, "!<thin>\n", 8) == 0;
+  int rc = a->thin ? ex__thin_members(buf, len, path, add_thin_member, a,
+                                      r->d)
+                   : list_members(a, buf, len, r->d);
+  if (!rc && !a->thin)
+    rc = read_index(a, buf, len, r->d);
+  *out = a;
+  return rc;
+}
+
+/* ---- device-only members ------------------------------------------------- */
+
+/* Does any device image of member `m` define a device symbol still needed? */
+static int device_needed(struct resolver *r, struct archive_in *a,
+                         struct member *m, int *needed) {
+  struct ex_set tmp = {0};
+  char *origin = member_origin(a, m);
+  int rc = origin ? member_data(r, m) : lw_error(r->d, LW_ENOMEM, "out of memory");
+  if (!rc && m->size)
+    rc = ex_scan_buffer(&tmp, m->data, m->size, origin, r->d);
+  struct lw_strvec defs = {0};
+  for (size_t i = 0; !rc && i < tmp.n; i++)
+    rc = ex__read_symbols(tmp.images[i].data, tmp.images[i].size, origin,
+                          collect_def, &defs, r->d);
+  *needed = 0;
+  for (size_t k = 0; !rc && k < defs.n && !*needed; k++)
+    *needed = ex__sym_get(&r->device, defs.v[k]) == UNDEF;
+  lw_strvec_free(&defs);
+  ex_set_free(&tmp);
+  free(origin);
+  return rc;
+}
+
+static int device_only_members(struct resolver *r) {
+  int rc = 0, changed = 1;
+  while (!rc && changed) {
+    changed = 0;
+    for (size_t k = 0; !rc && k < r->nar; k++) {
+      struct archive_in *a = &r->ar[k];
+      for (size_t i = 0; !rc && i < a->n; i++) {
+        struct member *m = &a->m[i];
+        int needed = 0;
+        if (m->included || (rc = load_defs(r, a, m)) || m->defs.n)
+          continue;
+        if (!(rc = device_needed(r, a, m, &needed)) && needed) {
+          rc = pull(r, a, i);
+          changed = 1;
+        }
+      }
+    }
+  }
+  return rc;
+}
+
+/* ---- the link line ------------------------------------------------------- */
+
+static int visit(struct resolver *r, const struct ex_link_input *in) {
+  const unsigned char *buf;
+  size_t len;
+  int rc = ex__map_file(r->set, in->path, &buf, &len, r->d);
+  if (rc || len < 8)
+    return rc;
+  if (memcmp(buf, "!<arch>\n", 8) != 0 && memcmp(buf, "!<thin>\n", 8) != 0)
+    return include(r, buf, len, in->path);
+  struct archive_in *a = NULL;
+  if ((rc = open_archive(r, in->path, buf, len, &a)))
+    return rc;
+  if (in->whole_archive) {
+    for (size_t i = 0; !rc && i < a->n; i++)
+      rc = pull(r, a, i);
+    return rc;
+  }
+  int pulled = 0;
+  return search(r, a, &pulled);
+}
+
+int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
+                 struct lw_diag *d) {
+  struct resolver r = {set, {0}, {0}, NULL, 0, 0, d};
+  size_t *group = NULL, ngroup = 0; /* indexes into r.ar */
+  int in_group = 0, rc = 0;
+  /* Archive records move as r.ar grows: group members are kept by index. */
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (in[i].item == EX_LINK_UNDEFINED) {
+      rc = note_symbol(&r.host, in[i].path, 0, 0);
+      if (rc)
+        lw_error(d, rc, "out of memory");
+      continue;
+    }
+    if (in[i].item == EX_LINK_GROUP_START) {
+      in_group = 1;
+      ngroup = 0;
+      continue;
+    }
+    if (in[i].item == EX_LINK_GROUP_END) {
+      /* Search the group's archives again until a round pulls nothing. */
+      for (int pulled = 1; !rc && pulled && ngroup > 1;) {
+        pulled = 0;
+        for (size_t k = 0; !rc && k < ngroup; k++)
+          rc = search(&r, &r.ar[group[k]], &pulled);
+      }
+      in_group = 0;
+      continue;
+    }
+    size_t before = r.nar;
+    rc = visit(&r, &in[i]);
+    if (!rc && in_group && r.nar > before) {
+      size_t *ng = realloc(group, (ngroup + 1) * sizeof *ng);
+      if (!ng)
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else {
+        group = ng;
+        group[ngroup++] = before;
+      }
+    }
+  }
+  if (!rc)
+    rc = device_only_members(&r);
+  for (size_t k = 0; k < r.nar; k++)
+    free_archive(&r.ar[k]);
+  free(r.ar);
+  free(group);
+  ex__symtab_free(&r.host);
+  ex__symtab_free(&r.device);
+  return rc;
+}
