@@ -71,8 +71,7 @@ static int is_file(const char *p) {
   return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Finds -l`name` in `dirs`; returns a malloc'd path or NULL. */
-static char *find_lib(const struct lw_strvec *dirs, const char *name,
+char *lw_find_library(const struct lw_strvec *dirs, const char *name,
                       int statik) {
   for (size_t i = 0; i < dirs->n; i++) {
     char *p;
@@ -177,7 +176,7 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
         continue;
       }
       const char *v = value_of(args, &i, "-l", "--library");
-      char *p = v ? find_lib(&dirs, v, statik) : NULL;
+      char *p = v ? lw_find_library(&dirs, v, statik) : NULL;
       /* Not found: the host linker reports it in its own words. */
       if (p)
         rc = push(inputs, EX_LINK_FILE, p, whole);

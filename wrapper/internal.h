@@ -64,6 +64,11 @@ struct lw_output_arg {
   const char *value; /* the file name */
 };
 struct lw_output_arg lw_find_output_arg(const struct lw_strvec *linker_args);
+/* Finds -l`name` in `dirs` as ld does (lib<name>.so before lib<name>.a
+ * unless `statik`; ":<file>" names the file); a malloc'd path or NULL. */
+char *lw_find_library(const struct lw_strvec *dirs, const char *name,
+                      int statik);
+
 /* Does the ld option `a` take its value as the next argument? */
 int lw_takes_separate_value(const char *a);
 /* The output spelling starting at args[i], if any (count 0 if none). */

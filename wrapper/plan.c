@@ -183,18 +183,38 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
     if (lw_strvec_push(a, lw_tmp_path(in)))
       return lw_error(d, LW_ENOMEM, "out of memory");
   }
-  /* The host link's libraries serve the device link too, as upstream. */
+  /* The host link's shared libraries serve the device link too (the
+   * OpenMP runtime, libm, ...), as upstream; static archives do not: their
+   * device code is in the inputs above already. */
   const struct lw_strvec *la = &o->linker_args;
+  struct lw_strvec dirs = {0};
   for (size_t i = 0; i < la->n; i++) {
     const char *s = la->v[i];
-    if ((strcmp(s, "-L") == 0 || strcmp(s, "-l") == 0) && i + 1 < la->n) {
-      if (lw_strvec_push(a, s) || lw_strvec_push(a, la->v[++i]))
-        return lw_error(d, LW_ENOMEM, "out of memory");
-    } else if ((strncmp(s, "-L", 2) == 0 || strncmp(s, "-l", 2) == 0) &&
-               lw_strvec_push(a, s)) {
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    }
+    int sep = (strcmp(s, "-L") == 0 || strcmp(s, "-l") == 0) && i + 1 < la->n;
+    const char *v = sep ? la->v[i + 1] : s + 2;
+    if (strncmp(s, "-L", 2) == 0 && (sep || s[2]) &&
+        (lw_strvec_push(&dirs, v) || lw_strvec_pushf(a, "-L%s", v)))
+      rc = LW_ENOMEM;
+    i += (size_t)sep;
   }
+  for (size_t i = 0; !rc && i < la->n; i++) {
+    const char *s = la->v[i];
+    int sep = strcmp(s, "-l") == 0 && i + 1 < la->n;
+    if (strncmp(s, "-l", 2) != 0 || (!sep && !s[2])) {
+      i += (size_t)(lw_takes_separate_value(s) && i + 1 < la->n);
+      continue;
+    }
+    const char *name = sep ? la->v[++i] : s + 2;
+    char *found = lw_find_library(&dirs, name, 0);
+    size_t n = found ? strlen(found) : 0;
+    if (!(n > 2 && strcmp(found + n - 2, ".a") == 0) &&
+        lw_strvec_pushf(a, "-l%s", name))
+      rc = LW_ENOMEM;
+    free(found);
+  }
+  lw_strvec_free(&dirs);
+  if (rc)
+    return lw_error(d, LW_ENOMEM, "out of memory");
   if (push_for_triple(a, &o->device_compiler_args, t->triple, "") ||
       push_for_triple(a, &o->device_linker_args, t->triple, "-Wl,"))
     return lw_error(d, LW_ENOMEM, "out of memory");
