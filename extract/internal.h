@@ -57,6 +57,10 @@ int ex__parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
                                size_t len, const char *origin,
                                const char *format, struct lw_diag *d);
 
+/* Moves every image and owned buffer of `src` to the end of `dst`; `src`
+ * is left empty. 0 or LW_ENOMEM (then nothing moved). */
+int ex__set_move(struct ex_set *dst, struct ex_set *src);
+
 /* Appends an image; the set takes the strings and origin. */
 int ex__add_image(struct ex_set *set, struct ex_image *img);
 
@@ -85,17 +89,20 @@ int ex__thin_members(const unsigned char *buf, size_t len,
 /* ---- symtab.c: a set of symbol names with a state each ------------------ */
 
 struct ex__sym {
-  char *name;
+  const char *name;
+  uint32_t hash;
   int state;
 };
 struct ex__symtab {
   struct ex__sym *e;
   size_t n, cap;
+  struct ex__symblock *blocks; /* the names */
 };
 /* The state of `name`, 0 when unknown. */
 int ex__sym_get(struct ex__symtab *t, const char *name);
-/* Sets the state of `name`; 0 or LW_ENOMEM. */
-int ex__sym_set(struct ex__symtab *t, const char *name, int state);
+/* The state of `name`, entered with state 0 if new; NULL when out of
+ * memory. The pointer is valid until the next insertion. */
+int *ex__sym_ref(struct ex__symtab *t, const char *name);
 void ex__symtab_free(struct ex__symtab *t);
 
 /* ---- symbols.c ----------------------------------------------------------- */

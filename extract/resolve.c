@@ -14,6 +14,10 @@
  * mapped archive; thin archives (thin.c) have their members in files of
  * their own, mapped when first needed.
  *
+ * Reading the inputs themselves (mapping, symbols, device images) happens
+ * first, on up to `jobs` threads, each input on its own; only the resolution
+ * is sequential.
+ *
  * Last, archive members with device code but no host symbols - device-only
  * libraries - are taken when one of their device images defines a symbol that
  * the device code already included leaves undefined, until nothing changes. */
@@ -22,6 +26,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +46,11 @@ struct archive_in {
   const char *path;
   struct member *m;
   size_t n;
-  /* symbol index: name -> member, when the archive has one */
-  char **sym;
+  /* symbol index: name -> member, when the archive has one; the names
+   * belong to `index_elf` */
+  const char **sym;
   size_t *sym_member, nsym;
+  Elf *index_elf;
   int has_index;
   int thin;
 };
@@ -59,13 +66,16 @@ struct resolver {
 /* ---- symbols ------------------------------------------------------------- */
 
 static int note_symbol(void *ctx, const char *name, int defined, int weak) {
-  struct ex__symtab *t = ctx;
-  int st = ex__sym_get(t, name);
-  if (defined)
-    return st == DEF ? 0 : ex__sym_set(t, name, DEF);
   /* A weak reference does not pull archive members. */
-  if (!weak && st == 0)
-    return ex__sym_set(t, name, UNDEF);
+  if (!defined && weak)
+    return 0;
+  int *st = ex__sym_ref(ctx, name);
+  if (!st)
+    return LW_ENOMEM;
+  if (defined)
+    *st = DEF;
+  else if (*st == 0)
+    *st = UNDEF;
   return 0;
 }
 
@@ -94,11 +104,8 @@ static int include(struct resolver *r, const unsigned char *buf, size_t len,
   int rc = ex__read_symbols(buf, len, origin, note_symbol, &r->host, r->d);
   if (rc == LW_ENOMEM)
     return lw_error(r->d, rc, "out of memory");
-  size_t first = r->set->n;
   if (!rc)
     rc = ex_scan_buffer(r->set, buf, len, origin, r->d);
-  if (!rc)
-    rc = note_device_symbols(r, first);
   return rc;
 }
 
@@ -111,9 +118,9 @@ static void free_archive(struct archive_in *a) {
     lw_strvec_free(&a->m[i].defs);
   }
   free(a->m);
-  for (size_t i = 0; i < a->nsym; i++)
-    free(a->sym[i]);
   free(a->sym);
+  if (a->index_elf)
+    elf_end(a->index_elf);
   free(a->sym_member);
 }
 
@@ -200,14 +207,12 @@ static int read_index(struct archive_in *a, const unsigned char *buf,
       struct member *m = bsearch(&off, a->m, a->n, sizeof *a->m, by_header);
       if (!m)
         continue; /* an index entry for no member: ld ignores it too */
-      if (!(a->sym[a->nsym] = strdup(syms[i].as_name)))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-      else
-        a->sym_member[a->nsym++] = (size_t)(m - a->m);
+      a->sym[a->nsym] = syms[i].as_name;
+      a->sym_member[a->nsym++] = (size_t)(m - a->m);
     }
     a->has_index = !rc;
   }
-  elf_end(e);
+  a->index_elf = e; /* keeps the names alive */
   return rc;
 }
 
@@ -335,6 +340,7 @@ static int device_needed(struct resolver *r, struct archive_in *a,
 
 static int device_only_members(struct resolver *r) {
   int rc = 0, changed = 1;
+  size_t noted = 0; /* images whose device symbols are in r->device */
   while (!rc && changed) {
     changed = 0;
     for (size_t k = 0; !rc && k < r->nar; k++) {
@@ -344,7 +350,12 @@ static int device_only_members(struct resolver *r) {
         int needed = 0;
         if (m->included || (rc = load_defs(r, a, m)) || m->defs.n)
           continue;
-        if (!(rc = device_needed(r, a, m, &needed)) && needed) {
+        /* Device symbols are read only when a candidate exists. */
+        if (noted < r->set->n) {
+          rc = note_device_symbols(r, noted);
+          noted = r->set->n;
+        }
+        if (!rc && !(rc = device_needed(r, a, m, &needed)) && needed) {
           rc = pull(r, a, i);
           changed = 1;
         }
@@ -356,16 +367,101 @@ static int device_only_members(struct resolver *r) {
 
 /* ---- the link line ------------------------------------------------------- */
 
-static int visit(struct resolver *r, const struct ex_link_input *in) {
+/* What reading one input gives, computed for all inputs in parallel before
+ * the (sequential) resolution: the mapped file, and for anything but an
+ * archive its symbols (packed "D<name>\0" / "U<name>\0", weak references
+ * left out) and its device images. */
+struct prescan {
   const unsigned char *buf;
   size_t len;
-  int rc = ex__map_file(r->set, in->path, &buf, &len, r->d);
-  if (rc || len < 8)
-    return rc;
-  if (memcmp(buf, "!<arch>\n", 8) != 0 && memcmp(buf, "!<thin>\n", 8) != 0)
-    return include(r, buf, len, in->path);
+  int archive;
+  struct lw_buf syms;
+  struct ex_set set;
+  int rc;
+  struct lw_diag diag;
+};
+
+static int collect_sym(void *ctx, const char *name, int defined, int weak) {
+  if (!defined && weak)
+    return 0;
+  char tag = defined ? 'D' : 'U';
+  if (lw_buf_append(ctx, &tag, 1))
+    return LW_ENOMEM;
+  return lw_buf_append(ctx, name, strlen(name) + 1);
+}
+
+static void prescan_one(const struct ex_link_input *in, struct prescan *p) {
+  p->rc = ex__map_file(&p->set, in->path, &p->buf, &p->len, &p->diag);
+  if (p->rc || p->len < 8)
+    return;
+  if (memcmp(p->buf, "!<arch>\n", 8) == 0 ||
+      memcmp(p->buf, "!<thin>\n", 8) == 0) {
+    p->archive = 1;
+    return;
+  }
+  p->rc = ex__read_symbols(p->buf, p->len, in->path, collect_sym, &p->syms,
+                           &p->diag);
+  if (p->rc == LW_ENOMEM)
+    lw_error(&p->diag, p->rc, "out of memory");
+  if (!p->rc)
+    p->rc = ex_scan_buffer(&p->set, p->buf, p->len, in->path, &p->diag);
+}
+
+struct pool {
+  const struct ex_link_input *in;
+  struct prescan *pre;
+  size_t n;
+  size_t next; /* taken with __atomic_fetch_add */
+};
+
+static void *prescan_worker(void *arg) {
+  struct pool *pl = arg;
+  for (;;) {
+    size_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
+    if (i >= pl->n)
+      return NULL;
+    if (pl->in[i].item == EX_LINK_FILE)
+      prescan_one(&pl->in[i], &pl->pre[i]);
+  }
+}
+
+/* Prescans every input on up to `jobs` threads. */
+static int prescan_all(const struct ex_link_input *in, size_t n, int jobs,
+                       struct prescan *pre) {
+  struct pool pl = {in, pre, n, 0};
+  elf_version(EV_CURRENT); /* before any thread uses libelf */
+  pthread_t th[64];
+  int nth = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
+  if ((size_t)nth > n)
+    nth = (int)n;
+  int started = 0;
+  for (; started < nth - 1; started++)
+    if (pthread_create(&th[started], NULL, prescan_worker, &pl) != 0)
+      break;
+  prescan_worker(&pl); /* this thread works too */
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  return 0;
+}
+
+static int visit(struct resolver *r, const struct ex_link_input *in,
+                 struct prescan *p) {
+  if (p->rc) {
+    *r->d = p->diag;
+    return p->rc;
+  }
+  int rc = 0;
+  const char *sym = (const char *)p->syms.data, *end = sym + p->syms.len;
+  for (; !rc && sym < end; sym += strlen(sym) + 1)
+    rc = note_symbol(&r->host, sym + 1, sym[0] == 'D', 0);
+  if (rc)
+    return lw_error(r->d, rc, "out of memory");
+  if (ex__set_move(r->set, &p->set))
+    return lw_error(r->d, LW_ENOMEM, "out of memory");
+  if (!p->archive)
+    return 0;
   struct archive_in *a = NULL;
-  if ((rc = open_archive(r, in->path, buf, len, &a)))
+  if ((rc = open_archive(r, in->path, p->buf, p->len, &a)))
     return rc;
   if (in->whole_archive) {
     for (size_t i = 0; !rc && i < a->n; i++)
@@ -377,10 +473,14 @@ static int visit(struct resolver *r, const struct ex_link_input *in) {
 }
 
 int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
-                 struct lw_diag *d) {
+                 int jobs, struct lw_diag *d) {
   struct resolver r = {set, {0}, {0}, NULL, 0, 0, d};
   size_t *group = NULL, ngroup = 0; /* indexes into r.ar */
   int in_group = 0, rc = 0;
+  struct prescan *pre = calloc(n ? n : 1, sizeof *pre);
+  if (!pre)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  prescan_all(in, n, jobs, pre);
   /* Archive records move as r.ar grows: group members are kept by index. */
   for (size_t i = 0; !rc && i < n; i++) {
     if (in[i].item == EX_LINK_UNDEFINED) {
@@ -405,7 +505,7 @@ int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
       continue;
     }
     size_t before = r.nar;
-    rc = visit(&r, &in[i]);
+    rc = visit(&r, &in[i], &pre[i]);
     if (!rc && in_group && r.nar > before) {
       size_t *ng = realloc(group, (ngroup + 1) * sizeof *ng);
       if (!ng)
@@ -418,6 +518,11 @@ int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
   }
   if (!rc)
     rc = device_only_members(&r);
+  for (size_t i = 0; i < n; i++) {
+    lw_buf_free(&pre[i].syms);
+    ex_set_free(&pre[i].set);
+  }
+  free(pre);
   for (size_t k = 0; k < r.nar; k++)
     free_archive(&r.ar[k]);
   free(r.ar);

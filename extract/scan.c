@@ -1,6 +1,7 @@
 /* scan.c - finds an input's format by its first bytes and hands the content
  * to that format's scanner; owns the set's memory. Files are mapped, not
- * read: a scanner touches only the pages it needs. Inputs of no known format
+ * read, so a scanner touches only the pages it needs; small files (one or a
+ * few pages anyway) are read in one call. Inputs of no known format
  * (linker scripts, shared libraries' stubs, text) carry no device code and are
  * skipped. */
 #include "internal.h"
@@ -15,6 +16,9 @@
 #include <unistd.h>
 
 /* Tried in order: the first whose magic matches scans the input. */
+/* Files up to this size are read, larger ones mapped. */
+enum { SMALL_FILE = 64 * 1024 };
+
 static const struct ex__format *const formats[] = {
     &ex__format_elf,    &ex__format_archive,     &ex__format_offload_binary,
     &ex__format_bundle, &ex__format_ccob,        &ex__format_bitcode,
@@ -75,6 +79,23 @@ int ex__map_file(struct ex_set *set, const char *path,
     close(fd);
     return 0;
   }
+  /* A small file is cheaper read than mapped (one call against a mapping,
+   * a page fault and an unmapping). */
+  if (st.st_size <= SMALL_FILE) {
+    unsigned char *b = malloc((size_t)st.st_size);
+    ssize_t got = b ? pread(fd, b, (size_t)st.st_size, 0) : -1;
+    close(fd);
+    if (got != st.st_size) {
+      free(b);
+      return b ? lw_error_path(d, LW_EIO, path, "read error")
+               : lw_error(d, LW_ENOMEM, "out of memory");
+    }
+    if (ex__own(set, b, (size_t)st.st_size, 0))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    *buf = b;
+    *len = (size_t)st.st_size;
+    return 0;
+  }
   /* Private writable mapping: libelf may want a mutable image; nothing is
    * ever written back. */
   void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
@@ -96,6 +117,30 @@ int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
   if (rc || !len)
     return rc;
   return ex_scan_buffer(set, buf, len, path, d);
+}
+
+int ex__set_move(struct ex_set *dst, struct ex_set *src) {
+  if (src->n && dst->n + src->n > dst->cap) {
+    size_t cap = dst->cap ? dst->cap : 8;
+    while (cap < dst->n + src->n)
+      cap *= 2;
+    struct ex_image *ni = realloc(dst->images, cap * sizeof *ni);
+    if (!ni)
+      return LW_ENOMEM;
+    dst->images = ni;
+    dst->cap = cap;
+  }
+  if (src->n)
+    memcpy(dst->images + dst->n, src->images, src->n * sizeof *src->images);
+  dst->n += src->n;
+  struct ex__owned **tail = &src->owned;
+  while (*tail)
+    tail = &(*tail)->next;
+  *tail = dst->owned;
+  dst->owned = src->owned;
+  free(src->images);
+  memset(src, 0, sizeof *src);
+  return 0;
 }
 
 void ex_set_free(struct ex_set *set) {

@@ -1,60 +1,93 @@
 /* symtab.c - a set of symbol names with a state each, for the link-order
  * resolution of resolve.c: open addressing with linear probing on FNV-1a
- * hashes, power-of-two capacity, grown at half full. Names are copied. */
+ * hashes (kept, so most probes skip strcmp), power-of-two capacity grown at
+ * half full. Names are copied into large blocks freed together. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
+enum { BLOCK = 64 * 1024 };
+
+struct ex__symblock {
+  struct ex__symblock *next;
+  size_t used;
+  char data[];
+};
+
+static uint32_t hash(const char *s) {
+  uint32_t h = 2166136261u;
   for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    h = (h ^ (unsigned char)*s) * 16777619u;
   return h;
 }
 
-static struct ex__sym *slot(struct ex__symtab *t, const char *name) {
+static struct ex__sym *probe(struct ex__symtab *t, const char *name,
+                             uint32_t h) {
   size_t mask = t->cap - 1;
-  for (size_t i = (size_t)hash(name) & mask;; i = (i + 1) & mask)
-    if (!t->e[i].name || strcmp(t->e[i].name, name) == 0)
-      return &t->e[i];
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    struct ex__sym *s = &t->e[i];
+    if (!s->name || (s->hash == h && strcmp(s->name, name) == 0))
+      return s;
+  }
+}
+
+static char *copy_name(struct ex__symtab *t, const char *name) {
+  size_t n = strlen(name) + 1;
+  struct ex__symblock *b = t->blocks;
+  if (!b || b->used + n > BLOCK) {
+    size_t size = n > BLOCK ? n : BLOCK;
+    if (!(b = malloc(sizeof *b + size)))
+      return NULL;
+    b->next = t->blocks;
+    b->used = 0;
+    t->blocks = b;
+  }
+  char *p = memcpy(b->data + b->used, name, n);
+  b->used += n;
+  return p;
 }
 
 int ex__sym_get(struct ex__symtab *t, const char *name) {
   if (!t->cap)
     return 0;
-  struct ex__sym *s = slot(t, name);
+  struct ex__sym *s = probe(t, name, hash(name));
   return s->name ? s->state : 0;
 }
 
-int ex__sym_set(struct ex__symtab *t, const char *name, int state) {
+int *ex__sym_ref(struct ex__symtab *t, const char *name) {
   if (2 * (t->n + 1) > t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 1024;
+    size_t cap = t->cap ? t->cap * 2 : 4096;
     struct ex__sym *old = t->e;
     size_t oldcap = t->cap;
     if (!(t->e = calloc(cap, sizeof *t->e))) {
       t->e = old;
-      return LW_ENOMEM;
+      return NULL;
     }
     t->cap = cap;
     for (size_t i = 0; i < oldcap; i++)
       if (old[i].name)
-        *slot(t, old[i].name) = old[i];
+        *probe(t, old[i].name, old[i].hash) = old[i];
     free(old);
   }
-  struct ex__sym *s = slot(t, name);
+  uint32_t h = hash(name);
+  struct ex__sym *s = probe(t, name, h);
   if (!s->name) {
-    if (!(s->name = strdup(name)))
-      return LW_ENOMEM;
+    if (!(s->name = copy_name(t, name)))
+      return NULL;
+    s->hash = h;
+    s->state = 0;
     t->n++;
   }
-  s->state = state;
-  return 0;
+  return &s->state;
 }
 
 void ex__symtab_free(struct ex__symtab *t) {
-  for (size_t i = 0; i < t->cap; i++)
-    free(t->e[i].name);
+  while (t->blocks) {
+    struct ex__symblock *b = t->blocks;
+    t->blocks = b->next;
+    free(b);
+  }
   free(t->e);
   memset(t, 0, sizeof *t);
 }

@@ -79,9 +79,10 @@ struct ex_link_input {
  * (all of them under --whole-archive; archives of a group are searched again
  * until nothing changes; members without host symbols join when their device
  * code defines a device symbol the included device code needs). The images of
- * everything included go into `set`. */
+ * everything included go into `set`. Inputs are read on up to `jobs`
+ * threads. */
 int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
-                 struct lw_diag *d);
+                 int jobs, struct lw_diag *d);
 
 /* Scans a buffer of known origin; the buffer must outlive the set. */
 int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,

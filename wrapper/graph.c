@@ -127,33 +127,38 @@ static double now_us(struct lw_graph *g) {
   return (double)(uv_hrtime() - g->t0) / 1e3;
 }
 
-static void print_arg(FILE *f, const char *a) {
-  if (*a && strpbrk(a, " \t\n\"'\\$`;&|<>()*?[]#~") == NULL) {
-    fputs(a, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *a; a++) {
+static int quote_arg(struct lw_buf *b, const char *a) {
+  if (*a && strpbrk(a, " \t\n\"'\\$`;&|<>()*?[]#~") == NULL)
+    return lw_buf_append(b, a, strlen(a));
+  int rc = lw_buf_append(b, "\"", 1);
+  for (; *a && !rc; a++) {
     if (*a == '"' || *a == '\\' || *a == '$' || *a == '`')
-      fputc('\\', f);
-    fputc(*a, f);
+      rc = lw_buf_append(b, "\\", 1);
+    if (!rc)
+      rc = lw_buf_append(b, a, 1);
   }
-  fputc('"', f);
+  return rc ? rc : lw_buf_append(b, "\"", 1);
 }
 
+/* One line for the job: its command (quoted where needed) or its step,
+ * written at once. */
 static void describe(struct lw_graph *g, struct lw_job *j) {
-  FILE *f = g->opt.log;
+  struct lw_buf b = {0};
+  int rc = 0;
   if (j->argv.n) {
-    for (size_t i = 0; i < j->argv.n; i++) {
-      if (i)
-        fputc(' ', f);
-      print_arg(f, j->argv.v[i]);
-    }
-    fputc('\n', f);
+    for (size_t i = 0; !rc && i < j->argv.n; i++)
+      rc = (i ? lw_buf_append(&b, " ", 1) : 0) ||
+           quote_arg(&b, j->argv.v[i]);
   } else {
-    fprintf(f, "in-process: %s\n", j->what ? j->what : j->kind->name);
+    const char *what = j->what ? j->what : j->kind->name;
+    rc = lw_buf_append(&b, "in-process: ", 12) ||
+         lw_buf_append(&b, what, strlen(what));
   }
-  fflush(f);
+  if (!rc && !lw_buf_append(&b, "\n", 1)) {
+    fwrite(b.data, 1, b.len, g->opt.log);
+    fflush(g->opt.log);
+  }
+  lw_buf_free(&b);
 }
 
 static void kill_tools(struct lw_graph *g) {

@@ -3,7 +3,9 @@
  * finds in the -L directories (every -L counts, wherever it stands; a
  * directory is searched for lib<name>.so before lib<name>.a unless linking
  * statically; -l:<file> names the file). Options that take their value as the
- * next argument are listed so their values are not taken for inputs. */
+ * next argument are listed so their values are not taken for inputs. A
+ * positional input that does not exist is reported by the scan that reads
+ * it. */
 #include "internal.h"
 
 #include "ex.h"
@@ -184,12 +186,8 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
     } else if (a[0] == '-' && a[1]) {
       if (lw_takes_separate_value(a))
         i++;
-    } else if (!is_file(a)) {
-      struct stat st;
-      rc = lw_error_path(d, LW_EIO, a, "%s",
-                         stat(a, &st) == 0 ? "not a regular file"
-                                           : strerror(errno));
     } else {
+      /* A missing input is reported when it is read. */
       rc = push(inputs, EX_LINK_FILE, a, whole);
     }
   }

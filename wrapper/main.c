@@ -20,7 +20,7 @@ static int scan_inputs(const struct lw_options *o, struct ex_set *set,
   struct lw_inputs inputs = {0};
   int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
   if (!rc)
-    rc = ex_scan_link(set, inputs.v, inputs.n, d);
+    rc = ex_scan_link(set, inputs.v, inputs.n, o->jobs, d);
   lw_inputs_free(&inputs);
   return rc;
 }
