@@ -27,7 +27,8 @@ static int scan_thin_member(void *ctx, const char *name, char *path,
   const unsigned char *buf;
   size_t len;
   char *origin = lw_xasprintf("%s(%s)", t->archive, name);
-  int rc = origin ? ex__map_file(t->set, path, &buf, &len, t->d) : LW_ENOMEM;
+  int rc = origin ? ex__map_file(t->set, path, origin, &buf, &len, t->d)
+                  : LW_ENOMEM;
   if (!rc && len)
     rc = ex_scan_buffer(t->set, buf, len, origin, t->d);
   free(origin);

@@ -64,9 +64,18 @@ static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
   size_t first = set->n, shstrndx;
   GElf_Ehdr eh;
   int rc = 0;
-  if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx) != 0)
+  size_t shnum = 0;
+  if (!gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx) != 0 ||
+      elf_getshdrnum(e, &shnum) != 0)
     rc = lw_error_path(d, LW_EFORMAT, origin, "bad ELF header: %s",
                        elf_errmsg(-1));
+  /* libelf shows a section table that lies past the end as no sections at
+   * all; such a file is broken, not free of device code. */
+  else if (eh.e_shoff > len || (shnum && (eh.e_shentsize == 0 ||
+                                          shnum > (len - eh.e_shoff) /
+                                                      eh.e_shentsize)))
+    rc = lw_error_path(d, LW_EFORMAT, origin,
+                       "section header table runs past the end of the file");
   for (Elf_Scn *scn = NULL; !rc && (scn = elf_nextscn(e, scn)) != NULL;) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) {

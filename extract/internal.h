@@ -16,9 +16,9 @@ struct ex__owned {
  * freed). */
 int ex__own(struct ex_set *set, void *p, size_t len, int mapped);
 
-/* Maps a regular file read-only into memory the set owns; an empty file
- * gives len 0. */
-int ex__map_file(struct ex_set *set, const char *path,
+/* Maps (or, when small, reads) a regular file into memory the set owns;
+ * an empty file gives len 0. Errors name the file `name`. */
+int ex__map_file(struct ex_set *set, const char *path, const char *name,
                  const unsigned char **buf, size_t *len, struct lw_diag *d);
 
 /* A container format: `match` looks at the first bytes, `scan` walks the

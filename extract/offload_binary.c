@@ -199,6 +199,12 @@ static int parse_blob(struct ex_set *set, const unsigned char *b,
       return inflate_blob(set, b, size, entries_off, inflated, origin, format,
                           d);
   }
+  uint64_t hdr = version >= 3 ? HEADER_V3 : HEADER_V1;
+  if (entries_off < hdr)
+    return lw_error_path(d, LW_EFORMAT, origin,
+                         "offload binary entries (at offset %llu) overlap its "
+                         "header",
+                         (unsigned long long)entries_off);
   if (entries_off > size || count > (size - entries_off) / ENTRY_SIZE)
     return lw_error_path(d, LW_EFORMAT, origin,
                          "offload binary entries (%llu at offset %llu) run "
@@ -217,7 +223,12 @@ static int parse_blob(struct ex_set *set, const unsigned char *b,
     img.triple = img.arch = "";
     uint64_t img_off = rd64(e + 24), img_size = rd64(e + 32);
     int rc = 0;
-    if (img_off > size || img_size > size - img_off)
+    if (img_size && img_off < entries_off + count * ENTRY_SIZE)
+      rc = lw_error_path(d, LW_EFORMAT, origin,
+                         "offload binary image (at offset %llu) overlaps its "
+                         "header or entries",
+                         (unsigned long long)img_off);
+    else if (img_off > size || img_size > size - img_off)
       rc = lw_error_path(d, LW_EFORMAT, origin,
                          "offload binary image (%llu bytes at offset %llu) "
                          "runs past the end of the %llu-byte blob",

@@ -160,13 +160,18 @@ static int list_members(struct archive_in *a, const unsigned char *buf,
     const char *name = archive_entry_pathname(ent);
     la_int64_t pos = archive_read_header_position(ar);
     la_int64_t size = archive_entry_size(ent);
+    /* libarchive reports the first header at 0, before the "!<arch>\n"
+     * it consumes with it. */
+    if (pos < 8)
+      pos = 8;
     if (!name || name[0] == '/' || strncmp(name, "__.SYMDEF", 9) == 0)
       continue;
     size_t skip = 0;
     if (pos >= 0 && (uint64_t)pos + 60 <= len &&
         memcmp(buf + pos, "#1/", 3) == 0)
       skip = (size_t)strtoul((const char *)buf + pos + 3, NULL, 10);
-    if (pos < 0 || size < 0 || (uint64_t)pos + 60 + skip > len ||
+    if (size < 0 || (uint64_t)pos + 60 + skip > len ||
+        memcmp(buf + pos + 58, "`\n", 2) != 0 ||
         (uint64_t)size > len - ((size_t)pos + 60 + skip)) {
       rc = lw_error_path(d, LW_EFORMAT, a->path,
                          "member '%s' runs past the end of the archive", name);
@@ -221,21 +226,27 @@ static int add_thin_member(void *ctx, const char *name, char *path,
   return add_member(ctx, name, NULL, 0, header, path);
 }
 
-/* Maps a thin member's file on first use. */
-static int member_data(struct resolver *r, struct member *m) {
-  if (m->data || !m->path)
-    return 0;
-  return ex__map_file(r->set, m->path, &m->data, &m->size, r->d);
-}
-
 static char *member_origin(const struct archive_in *a, const struct member *m) {
   return lw_xasprintf("%s(%s)", a->path, m->name);
+}
+
+/* Maps a thin member's file on first use. */
+static int member_data(struct resolver *r, struct archive_in *a,
+                       struct member *m) {
+  if (m->data || !m->path)
+    return 0;
+  char *origin = member_origin(a, m);
+  int rc = origin ? ex__map_file(r->set, m->path, origin, &m->data, &m->size,
+                                 r->d)
+                  : lw_error(r->d, LW_ENOMEM, "out of memory");
+  free(origin);
+  return rc;
 }
 
 static int pull(struct resolver *r, struct archive_in *a, size_t i) {
   struct member *m = &a->m[i];
   m->included = 1;
-  int rc = member_data(r, m);
+  int rc = member_data(r, a, m);
   char *origin = member_origin(a, m);
   if (!rc && !origin)
     rc = lw_error(r->d, LW_ENOMEM, "out of memory");
@@ -250,7 +261,7 @@ static int load_defs(struct resolver *r, struct archive_in *a,
   if (m->loaded)
     return 0;
   m->loaded = 1;
-  int rc = member_data(r, m);
+  int rc = member_data(r, a, m);
   char *origin = member_origin(a, m);
   if (!rc && !origin)
     rc = lw_error(r->d, LW_ENOMEM, "out of memory");
@@ -322,7 +333,7 @@ static int device_needed(struct resolver *r, struct archive_in *a,
                          struct member *m, int *needed) {
   struct ex_set tmp = {0};
   char *origin = member_origin(a, m);
-  int rc = origin ? member_data(r, m) : lw_error(r->d, LW_ENOMEM, "out of memory");
+  int rc = origin ? member_data(r, a, m) : lw_error(r->d, LW_ENOMEM, "out of memory");
   if (!rc && m->size)
     rc = ex_scan_buffer(&tmp, m->data, m->size, origin, r->d);
   struct lw_strvec defs = {0};
@@ -391,7 +402,8 @@ static int collect_sym(void *ctx, const char *name, int defined, int weak) {
 }
 
 static void prescan_one(const struct ex_link_input *in, struct prescan *p) {
-  p->rc = ex__map_file(&p->set, in->path, &p->buf, &p->len, &p->diag);
+  p->rc = ex__map_file(&p->set, in->path, in->path, &p->buf, &p->len,
+                       &p->diag);
   if (p->rc || p->len < 8)
     return;
   if (memcmp(p->buf, "!<arch>\n", 8) == 0 ||

@@ -63,17 +63,17 @@ int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,
   return 0;
 }
 
-int ex__map_file(struct ex_set *set, const char *path,
+int ex__map_file(struct ex_set *set, const char *path, const char *name,
                  const unsigned char **buf, size_t *len, struct lw_diag *d) {
   *buf = NULL;
   *len = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
+    return lw_error_path(d, LW_EIO, name, "%s", strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return lw_error_path(d, LW_EIO, path, "not a regular file");
+    return lw_error_path(d, LW_EIO, name, "not a regular file");
   }
   if (st.st_size == 0) {
     close(fd);
@@ -87,7 +87,7 @@ int ex__map_file(struct ex_set *set, const char *path,
     close(fd);
     if (got != st.st_size) {
       free(b);
-      return b ? lw_error_path(d, LW_EIO, path, "read error")
+      return b ? lw_error_path(d, LW_EIO, name, "read error")
                : lw_error(d, LW_ENOMEM, "out of memory");
     }
     if (ex__own(set, b, (size_t)st.st_size, 0))
@@ -102,7 +102,7 @@ int ex__map_file(struct ex_set *set, const char *path,
                  MAP_PRIVATE, fd, 0);
   close(fd);
   if (p == MAP_FAILED)
-    return lw_error_path(d, LW_EIO, path, "cannot map: %s", strerror(errno));
+    return lw_error_path(d, LW_EIO, name, "cannot map: %s", strerror(errno));
   if (ex__own(set, p, (size_t)st.st_size, 1))
     return lw_error(d, LW_ENOMEM, "out of memory");
   *buf = p;
@@ -113,7 +113,7 @@ int ex__map_file(struct ex_set *set, const char *path,
 int ex_scan_file(struct ex_set *set, const char *path, struct lw_diag *d) {
   const unsigned char *buf;
   size_t len;
-  int rc = ex__map_file(set, path, &buf, &len, d);
+  int rc = ex__map_file(set, path, path, &buf, &len, d);
   if (rc || !len)
     return rc;
   return ex_scan_buffer(set, buf, len, path, d);
