@@ -157,8 +157,13 @@ static int cmd_extract(int argc, char **argv, struct lw_diag *d) {
     rc = scan_all(files, nfiles, &set, d);
   for (size_t i = 0; !rc && i < set.n; i++) {
     const struct ex_image *img = &set.images[i];
-    const char *base = strrchr(img->origin, '/');
-    char *name = lw_xasprintf("%s.%zu.%s.%s.%s.%s", base ? base + 1 : img->origin,
+    /* The container file's base name, then any member names as they are
+     * (sanitize() below makes every '/' in them harmless). */
+    const char *paren = strchr(img->origin, '('), *base = img->origin;
+    for (const char *p = img->origin; *p && (!paren || p < paren); p++)
+      if (*p == '/')
+        base = p + 1;
+    char *name = lw_xasprintf("%s.%zu.%s.%s.%s.%s", base,
                               i, ex_offload_kind_name(img->offload_kind),
                               img->triple[0] ? img->triple : "none",
                               img->arch[0] ? img->arch : "generic",
