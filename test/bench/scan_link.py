@@ -19,23 +19,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchutil import run_timed  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(HERE))
-
-
-def run_timed(argv, env):
-    start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        os.execve(argv[0], argv, env)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("benchmark: %s failed" % argv[0])
-    return wall, ru.ru_maxrss / 1024.0
 
 
 def parallel(cmds):
