@@ -25,7 +25,7 @@ static int scan_inputs(const struct lw_options *o, struct ex_set *set,
   return rc;
 }
 
-static int link(const struct lw_options *o, struct lw_diag *d) {
+static int run_link(const struct lw_options *o, struct lw_diag *d) {
   struct ex_set set = {0};
   struct lw_graph *g = NULL;
   struct lw_plan *plan = NULL;
@@ -63,13 +63,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "fatlink version %s (LLVM %s)\n", LW_VERSION,
             LW_LLVM_VERSION);
   }
-  int run_link = !rc && !o.help && !(o.version && !o.verbose);
-  if (run_link) {
+  int linking = !rc && !o.help && !(o.version && !o.verbose);
+  if (linking) {
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);
     dl_init();
     rc = dl_set_llvm_options(&o.llvm_opts, &d);
     if (!rc)
-      rc = link(&o, &d);
+      rc = run_link(&o, &d);
   }
   lw_options_free(&o);
   if (rc) {
