@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <errno.h>
@@ -26,6 +27,13 @@ void dl_init(void) {
   LLVMInitializeSPIRVTargetMC();
   LLVMInitializeSPIRVAsmPrinter();
 }
+
+/* LLVM 22's SPIR-V back end keeps process-wide mutable state: two
+ * emissions at once corrupt each other's modules (names of one module's
+ * functions appear in the other's SPIR-V, or the heap breaks). Emission is
+ * therefore serialised; everything before it (linking, splitting,
+ * properties) runs in parallel. */
+static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d) {
@@ -60,9 +68,12 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                     m->triple);
   LLVMMemoryBufferRef mb = NULL;
   int rc = 0;
-  if (LLVMTargetMachineEmitToMemoryBuffer(
+  pthread_mutex_lock(&emit_lock);
+  LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(
           tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile,
-          &msg, &mb)) {
+          &msg, &mb);
+  pthread_mutex_unlock(&emit_lock);
+  if (failed) {
     rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s",
                   m->triple, msg ? msg : "");
     LLVMDisposeMessage(msg);

@@ -12,4 +12,31 @@ struct dl_module {
   char *triple;
 };
 
+/* ---- callgraph.c: a pointer set and reachability ------------------------ */
+
+struct dl__set {
+  LLVMValueRef *v;
+  size_t n, cap;
+};
+/* 1 if added, 0 if present, -1 when out of memory. */
+int dl__set_add(struct dl__set *s, LLVMValueRef v);
+int dl__set_has(const struct dl__set *s, LLVMValueRef v);
+void dl__set_free(struct dl__set *s);
+
+/* Adds to `out` the roots and every global value and constant they reach
+ * (through function bodies, initialisers and aliasees). 0 or -1 (memory). */
+int dl__reachable(LLVMValueRef const *roots, size_t nroots,
+                  struct dl__set *out);
+
+/* ---- metadata.c: reading DPC++ function metadata ------------------------ */
+
+/* Integer operands of metadata `kind` on function `f` (pairs {!"name", i32}
+ * give their integer; `names[i]` then points into LLVM's string, else is
+ * NULL). Returns the count, -1 when absent; at most `max` are stored. */
+int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
+                const char **names, int max);
+
+/* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
+int dl__is_kernel(LLVMValueRef f);
+
 #endif

@@ -48,6 +48,24 @@ static int parse(LLVMContextRef ctx, const struct dl_input *in,
   return rc;
 }
 
+/* Kernels remember the translation unit they came from, as DPC++'s
+ * "sycl-module-id" attribute does (clang-22 sets none): the per_source split
+ * groups by it. */
+static void mark_source(LLVMContextRef ctx, LLVMModuleRef m, const char *name) {
+  static const char key[] = "sycl-module-id";
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) ||
+        LLVMGetFunctionCallConv(f) != LLVMSPIRKERNELCallConv ||
+        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key,
+                                      sizeof key - 1))
+      continue;
+    LLVMAddAttributeAtIndex(
+        f, LLVMAttributeFunctionIndex,
+        LLVMCreateStringAttribute(ctx, key, sizeof key - 1, name,
+                                  (unsigned)strlen(name)));
+  }
+}
+
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             struct dl_module **out, struct lw_diag *d) {
   struct diag_capture cap = {{0}};
@@ -63,6 +81,7 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
     LLVMModuleRef src;
     if ((rc = parse(m->ctx, &inputs[i], &src, &cap, d)))
       break;
+    mark_source(m->ctx, src, inputs[i].name);
     if (!m->mod) {
       m->mod = src;
       LLVMSetTarget(m->mod, triple);

@@ -37,6 +37,76 @@ int dl_kernel_names(struct dl_module *m, struct lw_strvec *names);
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d);
 
+/* ---- split (split.c) ---------------------------------------------------- */
+
+enum dl_split_mode {
+  DL_SPLIT_OFF,
+  DL_SPLIT_PER_SOURCE,
+  DL_SPLIT_PER_KERNEL,
+  DL_SPLIT_AUTO,
+};
+
+/* One device module to be: its kernels and every global value they need. */
+struct dl_group {
+  char *id; /* split scope and feature key, for messages */
+  struct lw_strvec kernels;
+  struct lw_strvec keep; /* sorted names */
+};
+
+struct dl_split {
+  struct dl_group *g;
+  size_t n;
+  struct lw_buf bitcode;    /* the linked module, when n > 1 */
+  char *triple;
+  struct dl_module *whole;  /* the linked module itself, when n <= 1 */
+};
+
+/* Groups the kernels of *m by `mode` and by optional features; takes the
+ * module (*m becomes NULL). */
+int dl_split(struct dl_module **m, enum dl_split_mode mode,
+             struct dl_split *out, struct lw_diag *d);
+
+/* Builds group i's module; safe to call for different groups on different
+ * threads. */
+int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
+                    struct lw_diag *d);
+
+void dl_split_free(struct dl_split *s);
+
+/* ---- property sets (props.c) --------------------------------------------- */
+
+/* Property value types, as the DPC++ runtime numbers them. */
+enum { DL_PROP_UINT32 = 1, DL_PROP_BYTE_ARRAY = 2 };
+
+struct dl_prop {
+  char *name;
+  uint32_t type;
+  uint32_t u32;         /* DL_PROP_UINT32 */
+  struct lw_buf bytes;  /* DL_PROP_BYTE_ARRAY: bit-size header and data */
+};
+
+struct dl_propset {
+  const char *name;
+  struct dl_prop *p;
+  size_t n, cap;
+};
+
+struct dl_props {
+  struct dl_propset s[8];
+  size_t n;
+};
+
+/* The property sets of a device module whose entry points are `kernels`;
+ * `opt_level` is the optLevel unless the kernels carry sycl-optlevel. */
+int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
+                     int opt_level, struct dl_props *out, struct lw_diag *d);
+void dl_props_free(struct dl_props *p);
+
+/* Appends a byte-array property value: `bits` as a 64-bit count, then the
+ * bytes. */
+int dl_encode_byte_array(const void *data, size_t size, uint64_t bits,
+                         struct lw_buf *out);
+
 /* Textual IR of the module (malloc'd), for --save-temps. */
 char *dl_print(struct dl_module *m);
 

@@ -69,6 +69,8 @@ int lw_strvec_push(struct lw_strvec *sv, const char *s);
 /* Appends a formatted string. */
 int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Appends copies of every string of `src`. */
+int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src);
 /* Frees every string and the vector. */
 void lw_strvec_free(struct lw_strvec *sv);
 

@@ -108,15 +108,6 @@ static void finish_xtors(struct wrp__ir *ir) {
   }
 }
 
-int wrp_encode_byte_array(const void *data, size_t size, struct lw_buf *out) {
-  unsigned char hdr[8];
-  uint64_t bits = (uint64_t)size * 8;
-  for (int i = 0; i < 8; i++)
-    hdr[i] = (unsigned char)(bits >> (8 * i));
-  int rc = lw_buf_append(out, hdr, 8);
-  return rc ? rc : lw_buf_append(out, data, size);
-}
-
 int wrp_build(const struct wrp_request *req, struct dl_module **out,
               struct lw_diag *d) {
   struct wrp__ir ir = {0};

@@ -30,20 +30,20 @@ static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
     return NULL;
   }
   for (size_t s = 0; s < img->nsets; s++) {
-    const struct wrp_propset *ps = &img->sets[s];
-    LLVMValueRef props[64];
-    if (ps->n > LW_ARRAY_SIZE(props)) {
-      *rc = lw_error(d, LW_EINVAL, "too many properties in '%s'", ps->name);
+    const struct dl_propset *ps = &img->sets[s];
+    LLVMValueRef *props = calloc(ps->n ? ps->n : 1, sizeof *props);
+    if (!props) {
+      *rc = lw_error(d, LW_ENOMEM, "out of memory");
       return NULL;
     }
     for (size_t i = 0; i < ps->n; i++) {
-      const struct wrp_prop *p = &ps->props[i];
+      const struct dl_prop *p = &ps->p[i];
       LLVMValueRef addr = LLVMConstNull(ir->ptr);
       uint64_t size = p->u32;
-      if (p->type != WRP_PROP_UINT32) {
-        addr = wrp__bytes(ir, "prop_val", p->bytes, p->size,
-                          p->type == WRP_PROP_STRING, NULL, 0);
-        size = p->size;
+      if (p->type != DL_PROP_UINT32) {
+        addr = wrp__bytes(ir, "prop_val", p->bytes.data, p->bytes.len, 0,
+                          NULL, 0);
+        size = p->bytes.len;
       }
       LLVMValueRef f[4] = {str(ir, "prop", p->name), addr,
                            LLVMConstInt(ir->i32, p->type, 0),
@@ -53,6 +53,7 @@ static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
     LLVMValueRef pend;
     LLVMValueRef pbeg = wrp__array(ir, "__sycl_offload_prop_arr", prop_ty,
                                    props, ps->n, &pend);
+    free(props);
     LLVMValueRef f[3] = {str(ir, "SYCL_PropSetName", ps->name), pbeg, pend};
     sets[s] = LLVMConstNamedStruct(set_ty, f, 3);
   }

@@ -113,6 +113,13 @@ int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...) {
   return strvec_take(sv, s);
 }
 
+int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src) {
+  for (size_t i = 0; i < src->n; i++)
+    if (lw_strvec_push(sv, src->v[i]))
+      return LW_ENOMEM;
+  return 0;
+}
+
 void lw_strvec_free(struct lw_strvec *sv) {
   for (size_t i = 0; i < sv->n; i++)
     free(sv->v[i]);

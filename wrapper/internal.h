@@ -17,6 +17,8 @@ struct lw_options {
   int jobs;           /* --wrapper-jobs, default: online cores */
   int dry_run, save_temps, verbose, print_wrapped, time_trace;
   int opt_level;           /* --opt-level=O<n>, default 2 */
+  int split_mode;          /* enum dl_split_mode, default auto */
+  const char *dump_dir;    /* --sycl-dump-device-code= */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */

@@ -10,6 +10,8 @@
  * does with unknown options. */
 #include "internal.h"
 
+#include "dl.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,7 +24,7 @@ enum id {
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
   O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
-  O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER,
+  O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP,
 };
 
 struct opt {
@@ -73,10 +75,12 @@ static const struct opt table[] = {
      "<a,b,...>: SYCL device libraries to link only-needed"},
     {"--sycl-device-library-location=", JOINED, O_SYCL_DEVLIB_LOC, 1,
      "<dir>: where the SYCL device libraries are"},
-    {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 1,
-     "<opts>: options of the SYCL post-link step"},
+    {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 0,
+     "<opts>: SYCL post-link options (-split=kernel|source|auto|off, ...)"},
     {"--sycl-module-split-mode=", JOINED, O_SYCL_SPLIT, 0,
-     "off (per_kernel|per_source|auto: later): SYCL device code split"},
+     "per_kernel|per_source|auto|off: SYCL device code split (auto)"},
+    {"--sycl-dump-device-code=", JOINED, O_DUMP, 0,
+     "<dir>: also write every SPIR-V module to <dir>"},
     {"--llvm-spirv-options=", JOINED, O_LLVM_SPIRV, 1,
      "<opts>: options of an external llvm-spirv"},
     {"--gpu-tool-arg=", JOINED, O_GPU_TOOL, 1,
@@ -146,6 +150,55 @@ static int parse_jobs(const char *v, int *out, struct lw_diag *d) {
 
 static int take(struct lw_options *o, const struct opt *t, const char *v,
                 struct lw_diag *d);
+
+/* Split modes in both spellings: the driver's (per_kernel, ...) and
+ * sycl-post-link's (kernel, source, ...). */
+static int parse_split(struct lw_options *o, const char *v, const char *opt,
+                       struct lw_diag *d) {
+  static const struct {
+    const char *name;
+    int mode;
+  } modes[] = {{"per_kernel", DL_SPLIT_PER_KERNEL}, {"kernel", DL_SPLIT_PER_KERNEL},
+               {"per_source", DL_SPLIT_PER_SOURCE}, {"source", DL_SPLIT_PER_SOURCE},
+               {"auto", DL_SPLIT_AUTO},             {"off", DL_SPLIT_OFF},
+               {"none", DL_SPLIT_OFF}};
+  for (size_t i = 0; i < LW_ARRAY_SIZE(modes); i++)
+    if (strcmp(v, modes[i].name) == 0) {
+      o->split_mode = modes[i].mode;
+      return 0;
+    }
+  return lw_error(d, LW_EINVAL,
+                  "invalid %s value '%s' (expected per_kernel, per_source, "
+                  "auto or off)",
+                  opt, v);
+}
+
+/* sycl-post-link options: the split, and those asking for what fatlink's
+ * post-link always does; anything else is refused, not ignored. */
+static int parse_post_link(struct lw_options *o, const char *v,
+                           struct lw_diag *d) {
+  static const char *const always[] = {
+      "-symbols", "-properties", "-emit-param-info", "-emit-program-metadata",
+      "-emit-kernel-names", "-O0", "-O1", "-O2", "-O3"};
+  char *copy = strdup(v), *save = NULL;
+  int rc = copy ? 0 : LW_ENOMEM;
+  for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w && !rc;
+       w = strtok_r(NULL, " ", &save)) {
+    if (strncmp(w, "-split=", 7) == 0) {
+      rc = parse_split(o, w + 7, "-split", d);
+      continue;
+    }
+    size_t k;
+    for (k = 0; k < LW_ARRAY_SIZE(always); k++)
+      if (strcmp(w, always[k]) == 0)
+        break;
+    if (k == LW_ARRAY_SIZE(always))
+      rc = lw_error(d, LW_ENOTSUP,
+                    "sycl-post-link option '%s' is not supported yet", w);
+  }
+  free(copy);
+  return rc;
+}
 
 /* Handles the argument at index *i of `args` (advancing past a separate
  * value); `nested` counts -Wl/-Xlinker levels. */
@@ -227,11 +280,13 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->version = o->verbose = 1;
     return lw_strvec_push(&o->linker_args, "-v") ? LW_ENOMEM : 0;
   case O_SYCL_SPLIT:
-    if (strcmp(v, "off") != 0)
-      return lw_error(d, LW_ENOTSUP,
-                      "option '--sycl-module-split-mode=%s' is not supported "
-                      "yet (only 'off')",
-                      v);
+    return parse_split(o, v, "--sycl-module-split-mode", d);
+  case O_SYCL_POST_LINK:
+    return parse_post_link(o, v, d);
+  case O_DUMP:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->dump_dir = o->storage.v[o->storage.n - 1];
     break;
   default:
     LW_BUG("option without a handler");
@@ -243,6 +298,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
                      struct lw_diag *d) {
   memset(o, 0, sizeof *o);
   o->opt_level = 2;
+  o->split_mode = DL_SPLIT_AUTO;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->jobs = cores > 0 ? (int)cores : 1;
   struct lw_strvec args = {0};

@@ -1,11 +1,12 @@
 /* plan.c - turns the extracted images into jobs, one chain per device
  * target, then one wrap job and the host link:
  *
- *   SYCL   sycl-link (in process: parse + LLVMLinkModules2)
- *            -> spirv (in process: SPIR-V back end; added by sycl-link when
- *               it finishes, the way a split will add one job per module)
+ *   SYCL   sycl-link (in process: link, then split into groups)
+ *            -> sycl-module x N (in process, in parallel: build the group's
+ *               module, its property sets, its SPIR-V; added by sycl-link
+ *               once it knows N) - plan_sycl.c
  *   OpenMP omp-link (clang -shared: the device objects become a shared
- *            object, as upstream links generic targets)
+ *            object, as upstream links generic targets) - plan_openmp.c
  *   all    -> wrap (in process: registration module -> host object)
  *          -> host-link (the user's linker into a temporary beside the
  *             output; lw_plan_commit renames it)
@@ -13,53 +14,13 @@
  * Targets are grouped by (offload kind, triple, arch) in order of first
  * appearance, so the plan is deterministic. A worker only touches its own
  * target; results are read by later jobs' prepare, on the loop thread. */
-#include "internal.h"
-
-#include "aot.h"
-#include "dl.h"
-#include "ex.h"
-#include "wrp.h"
+#include "plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef LW_CLANG
-#define LW_CLANG "clang"
-#endif
-
-struct target {
-  struct lw_plan *plan;
-  unsigned kind;
-  const char *triple, *arch;
-  const struct ex_image **imgs;
-  size_t nimgs;
-  enum aot_target aot;
-  struct dl_module *mod;  /* sycl-link -> spirv */
-  struct lw_strvec kernels;
-  struct lw_buf image;    /* the finished device image */
-  struct lw_tmp *out_tmp; /* spirv copy (--save-temps) or linked .so */
-  struct lw_job *final;   /* the job that fills `image` */
-};
-
-struct lw_plan {
-  const struct lw_options *o;
-  struct target *t;
-  size_t n;
-  struct lw_job *wrap, *link;
-  struct lw_tmp *wrapper_obj, *out_tmp;
-  struct dl_module *wrap_mod;
-  char *wrapped_ir;
-  /* Built in wrap's prepare, used by its run. */
-  struct wrp_sycl_image *sycl;
-  struct wrp_omp_image *omp;
-  size_t nsycl, nomp;
-  struct lw_buf aspects;
-  struct wrp_prop req_props[1];
-  struct wrp_propset req_set;
-};
-
-static int write_file(const char *path, const void *p, size_t n,
-                      struct lw_diag *d) {
+int lw__write_file(const char *path, const void *p, size_t n,
+                   struct lw_diag *d) {
   FILE *f = fopen(path, "wb");
   if (!f)
     return lw_error_path(d, LW_EIO, path, "cannot write");
@@ -69,201 +30,40 @@ static int write_file(const char *path, const void *p, size_t n,
   return 0;
 }
 
-/* ---- SYCL ---------------------------------------------------------------- */
-
-static int spirv_prepare(struct lw_graph *g, struct lw_job *j,
-                         struct lw_diag *d) {
-  (void)g;
-  struct target *t = j->data;
-  if (!j->what)
-    j->what = lw_xasprintf("SPIR-V code generation for %s at O%d",
-                           t->triple, t->plan->o->opt_level);
-  if (t->plan->o->save_temps)
-    return lw_tmp_create("sycl-spirv64", "spv", &t->out_tmp, d);
-  return 0;
-}
-
-static int spirv_run(struct lw_job *j, struct lw_diag *d) {
-  struct target *t = j->data;
-  int rc = dl_codegen(t->mod, t->plan->o->opt_level, DL_OBJECT, &t->image, d);
-  dl_module_free(t->mod);
-  t->mod = NULL;
-  if (!rc && t->image.len < 4)
-    rc = lw_error(d, LW_ELLVM, "SPIR-V back end produced no module");
-  if (!rc && t->out_tmp)
-    rc = write_file(lw_tmp_path(t->out_tmp), t->image.data, t->image.len, d);
-  return rc;
-}
-
-static const struct lw_job_kind spirv_kind = {"spirv", spirv_prepare,
-                                              spirv_run, NULL, NULL};
-
-static int sycl_link_run(struct lw_job *j, struct lw_diag *d) {
-  struct target *t = j->data;
-  struct dl_input *in = calloc(t->nimgs, sizeof *in);
-  if (!in)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < t->nimgs; i++)
-    in[i] = (struct dl_input){t->imgs[i]->data, t->imgs[i]->size,
-                              t->imgs[i]->origin};
-  int rc = dl_link(in, t->nimgs, "spirv64-unknown-unknown", &t->mod, d);
-  free(in);
-  if (!rc && dl_kernel_names(t->mod, &t->kernels))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  return rc;
-}
-
-/* The linked module goes on to code generation: a new job, and wrap now
- * waits for it too. */
-static int sycl_link_done(struct lw_graph *g, struct lw_job *j,
-                          struct lw_diag *d) {
-  struct target *t = j->data;
-  struct lw_job *cg = lw_graph_add(g, &spirv_kind, t, NULL, 0);
-  if (!cg || lw_graph_add_dep(g, t->plan->wrap, cg))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  t->final = cg;
-  return 0;
-}
-
-static const struct lw_job_kind sycl_link_kind = {
-    "sycl-link", NULL, sycl_link_run, sycl_link_done, NULL};
-
-/* ---- OpenMP -------------------------------------------------------------- */
-
-/* Arguments of `list` ("[triple=]arg") that apply to `triple`. */
-static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
-                           const char *triple, const char *prefix) {
-  for (size_t i = 0; i < list->n; i++) {
-    /* "<triple>=<arg>" names a triple (which never starts with '-');
-     * "-opt=value" is an argument for every triple. */
-    const char *a = list->v[i], *eq = strchr(a, '=');
-    if (eq && a[0] != '-') {
-      if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
-        continue; /* for another triple */
-      a = eq + 1;
-    }
-    if (lw_strvec_pushf(argv, "%s%s", prefix, a))
-      return LW_ENOMEM;
-  }
-  return 0;
-}
-
-static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
-                            struct lw_diag *d) {
-  (void)g;
-  struct target *t = j->data;
-  const struct lw_options *o = t->plan->o;
-  struct lw_strvec *a = &j->argv;
-  int rc = lw_tmp_create("openmp-device", "so", &t->out_tmp, d);
-  if (rc)
-    return rc;
-  if (lw_strvec_push(a, LW_CLANG) ||
-      lw_strvec_push(a, "--no-default-config") ||
-      lw_strvec_pushf(a, "--target=%s", t->triple) ||
-      (t->arch[0] && strcmp(t->arch, "generic") != 0 &&
-       lw_strvec_pushf(a, "-march=%s", t->arch)) ||
-      lw_strvec_pushf(a, "-O%d", o->opt_level) ||
-      lw_strvec_push(a, "-shared") || lw_strvec_push(a, "-Wl,-Bsymbolic") ||
-      lw_strvec_push(a, "-Wl,--no-undefined") || lw_strvec_push(a, "-o") ||
-      lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < t->nimgs; i++) {
-    const struct ex_image *img = t->imgs[i];
-    struct lw_tmp *in;
-    const char *ext = img->image_kind == EX_IMG_OBJECT ? "o"
-                      : ex_sniff_image_kind(img->data, img->size) ==
-                              EX_IMG_BITCODE
-                          ? "bc"
-                                            : "ll"; /* textual IR */
-    if ((rc = lw_tmp_create("openmp-input", ext, &in, d)))
-      return rc;
-    if (!o->dry_run &&
-        (rc = write_file(lw_tmp_path(in), img->data, img->size, d)))
-      return rc;
-    if (lw_strvec_push(a, lw_tmp_path(in)))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-  }
-  /* The host link's shared libraries serve the device link too (the
-   * OpenMP runtime, libm, ...), as upstream; static archives do not: their
-   * device code is in the inputs above already. */
-  const struct lw_strvec *la = &o->linker_args;
-  struct lw_strvec dirs = {0};
-  for (size_t i = 0; i < la->n; i++) {
-    const char *s = la->v[i];
-    int sep = (strcmp(s, "-L") == 0 || strcmp(s, "-l") == 0) && i + 1 < la->n;
-    const char *v = sep ? la->v[i + 1] : s + 2;
-    if (strncmp(s, "-L", 2) == 0 && (sep || s[2]) &&
-        (lw_strvec_push(&dirs, v) || lw_strvec_pushf(a, "-L%s", v)))
-      rc = LW_ENOMEM;
-    i += (size_t)sep;
-  }
-  for (size_t i = 0; !rc && i < la->n; i++) {
-    const char *s = la->v[i];
-    int sep = strcmp(s, "-l") == 0 && i + 1 < la->n;
-    if (strncmp(s, "-l", 2) != 0 || (!sep && !s[2])) {
-      i += (size_t)(lw_takes_separate_value(s) && i + 1 < la->n);
-      continue;
-    }
-    const char *name = sep ? la->v[++i] : s + 2;
-    char *found = lw_find_library(&dirs, name, 0);
-    size_t n = found ? strlen(found) : 0;
-    if (!(n > 2 && strcmp(found + n - 2, ".a") == 0) &&
-        lw_strvec_pushf(a, "-l%s", name))
-      rc = LW_ENOMEM;
-    free(found);
-  }
-  lw_strvec_free(&dirs);
-  if (rc)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  if (push_for_triple(a, &o->device_compiler_args, t->triple, "") ||
-      push_for_triple(a, &o->device_linker_args, t->triple, "-Wl,"))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
-}
-
-static int omp_link_done(struct lw_graph *g, struct lw_job *j,
-                         struct lw_diag *d) {
-  (void)g;
-  struct target *t = j->data;
-  if (t->plan->o->dry_run)
-    return 0;
-  return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
-}
-
-static const struct lw_job_kind omp_link_kind = {
-    "openmp-device-link", omp_link_prepare, NULL, omp_link_done, NULL};
-
 /* ---- wrap and host link ---------------------------------------------------- */
 
 static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
   (void)g;
   struct lw_plan *p = j->data;
-  j->what = lw_xasprintf("wrap %zu device image(s) for %s", p->n,
-                         p->o->host_triple);
+  j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s",
+                         p->n, p->o->host_triple);
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
   if (rc)
     return rc;
-  p->sycl = calloc(p->n, sizeof *p->sycl);
+  size_t nmod = 0;
+  for (size_t i = 0; i < p->n; i++)
+    nmod += p->t[i].kind == EX_OFK_SYCL ? p->t[i].nmodules : 1;
+  p->sycl = calloc(nmod ? nmod : 1, sizeof *p->sycl);
   p->omp = calloc(p->n, sizeof *p->omp);
   if (!p->sycl || !p->omp)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  /* "SYCL/device requirements": no aspects are known to be used yet. */
-  if (wrp_encode_byte_array(NULL, 0, &p->aspects))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  p->req_props[0] = (struct wrp_prop){"aspects", WRP_PROP_BYTE_ARRAY, 0,
-                                      p->aspects.data, p->aspects.len};
-  p->req_set = (struct wrp_propset){"SYCL/device requirements", p->req_props,
-                                    1};
   for (size_t i = 0; i < p->n; i++) {
     struct target *t = &p->t[i];
-    if (t->kind == EX_OFK_SYCL)
-      p->sycl[p->nsycl++] = (struct wrp_sycl_image){
-          t->image.data, t->image.len, aot_runtime_target(t->aot),
-          WRP_FMT_SPIRV, "", "", &t->kernels, &p->req_set, 1};
-    else
+    if (t->kind != EX_OFK_SYCL) {
       p->omp[p->nomp++] = (struct wrp_omp_image){t->image.data, t->image.len,
                                                  t->triple, t->arch};
+      continue;
+    }
+    for (size_t k = 0; k < t->nmodules; k++) {
+      struct sycl_module *m = &t->modules[k];
+      if (!m->image.len)
+        continue; /* a dry run */
+      p->sycl[p->nsycl++] = (struct wrp_sycl_image){
+          m->image.data,  m->image.len,   aot_runtime_target(t->aot),
+          WRP_FMT_SPIRV,  "",             "",
+          &m->kernels,    m->props.s,     m->props.n};
+    }
   }
   return 0;
 }
@@ -283,7 +83,7 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
     rc = dl_codegen(m, 2, DL_OBJECT, &obj, d);
   dl_module_free(m);
   if (!rc)
-    rc = write_file(lw_tmp_path(p->wrapper_obj), obj.data, obj.len, d);
+    rc = lw__write_file(lw_tmp_path(p->wrapper_obj), obj.data, obj.len, d);
   lw_buf_free(&obj);
   return rc;
 }
@@ -413,25 +213,16 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   for (size_t i = 0; i < p->n; i++) {
     struct target *t = &p->t[i];
     const struct lw_job_kind *k =
-        t->kind == EX_OFK_SYCL ? &sycl_link_kind : &omp_link_kind;
+        t->kind == EX_OFK_SYCL ? &lw__sycl_link_kind : &lw__omp_link_kind;
     struct lw_job *j = lw_graph_add(g, k, t, NULL, 0);
     if (!j) {
       free(firsts);
       return lw_error(d, LW_ENOMEM, "out of memory");
     }
-    t->final = firsts[i] = j;
-    if (t->kind == EX_OFK_SYCL) {
-      struct lw_buf names = {0};
-      for (size_t k2 = 0; k2 < t->nimgs; k2++) {
-        const char *o2 = t->imgs[k2]->origin;
-        lw_buf_append(&names, k2 ? ", " : "", k2 ? 2 : 0);
-        lw_buf_append(&names, o2, strlen(o2));
-      }
-      lw_buf_append(&names, "", 1);
-      j->what = lw_xasprintf("link %zu bitcode image(s) for %s: %s",
-                             t->nimgs, t->triple,
-                             names.data ? (char *)names.data : "");
-      lw_buf_free(&names);
+    firsts[i] = j;
+    if (t->kind == EX_OFK_SYCL && !(j->what = lw__sycl_link_what(t))) {
+      free(firsts);
+      return lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
   /* wrap waits for every target (and for jobs the targets add later). */
@@ -456,8 +247,7 @@ void lw_plan_free(struct lw_plan *p) {
   if (!p)
     return;
   for (size_t i = 0; i < p->n; i++) {
-    dl_module_free(p->t[i].mod);
-    lw_strvec_free(&p->t[i].kernels);
+    lw__sycl_free(&p->t[i]);
     lw_buf_free(&p->t[i].image);
   }
   for (size_t i = 0; i < p->n; i++)
@@ -466,6 +256,5 @@ void lw_plan_free(struct lw_plan *p) {
   free(p->sycl);
   free(p->omp);
   free(p->wrapped_ir);
-  lw_buf_free(&p->aspects);
   free(p);
 }

@@ -1,0 +1,130 @@
+/* callgraph.c - what a set of kernels needs: every function, global
+ * variable and alias reachable from them through instructions, constant
+ * expressions and global initialisers (a function referenced but not called
+ * counts too). A small pointer set keeps the walk linear. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t hash_ptr(const void *p) {
+  uintptr_t v = (uintptr_t)p;
+  v ^= v >> 33;
+  v *= 0xff51afd7ed558ccdull;
+  v ^= v >> 33;
+  return (size_t)v;
+}
+
+int dl__set_add(struct dl__set *s, LLVMValueRef v) {
+  if (2 * (s->n + 1) > s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 256;
+    LLVMValueRef *old = s->v;
+    size_t oldcap = s->cap;
+    if (!(s->v = calloc(cap, sizeof *s->v))) {
+      s->v = old;
+      return -1;
+    }
+    s->cap = cap;
+    s->n = 0;
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i])
+        dl__set_add(s, old[i]);
+    free(old);
+  }
+  size_t mask = s->cap - 1;
+  for (size_t i = hash_ptr(v) & mask;; i = (i + 1) & mask) {
+    if (s->v[i] == v)
+      return 0;
+    if (!s->v[i]) {
+      s->v[i] = v;
+      s->n++;
+      return 1;
+    }
+  }
+}
+
+int dl__set_has(const struct dl__set *s, LLVMValueRef v) {
+  if (!s->cap)
+    return 0;
+  size_t mask = s->cap - 1;
+  for (size_t i = hash_ptr(v) & mask; s->v[i]; i = (i + 1) & mask)
+    if (s->v[i] == v)
+      return 1;
+  return 0;
+}
+
+void dl__set_free(struct dl__set *s) {
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}
+
+struct stack {
+  LLVMValueRef *v;
+  size_t n, cap;
+};
+
+static int push(struct stack *st, struct dl__set *seen, LLVMValueRef v) {
+  int added = dl__set_add(seen, v);
+  if (added <= 0)
+    return added; /* seen already, or out of memory (-1) */
+  if (st->n == st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 256;
+    LLVMValueRef *nv = realloc(st->v, cap * sizeof *nv);
+    if (!nv)
+      return -1;
+    st->v = nv;
+    st->cap = cap;
+  }
+  st->v[st->n++] = v;
+  return 0;
+}
+
+/* Values worth following: globals, and constants that may hold them. */
+static int follow(LLVMValueRef v) {
+  return LLVMIsAGlobalValue(v) ||
+         (LLVMIsAConstant(v) && !LLVMIsAConstantInt(v) &&
+          !LLVMIsAConstantFP(v) && !LLVMIsAConstantDataSequential(v) &&
+          !LLVMIsAConstantPointerNull(v) && !LLVMIsAUndefValue(v));
+}
+
+static int push_operands(struct stack *st, struct dl__set *seen,
+                         LLVMValueRef u) {
+  int n = LLVMGetNumOperands(u);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef op = LLVMGetOperand(u, (unsigned)i);
+    if (op && follow(op) && push(st, seen, op) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int dl__reachable(LLVMValueRef const *roots, size_t nroots,
+                  struct dl__set *out) {
+  struct stack st = {0};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < nroots; i++)
+    rc = push(&st, out, roots[i]) < 0 ? -1 : 0;
+  while (!rc && st.n) {
+    LLVMValueRef v = st.v[--st.n];
+    if (LLVMIsAFunction(v)) {
+      for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(v); !rc && bb;
+           bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); !rc && in;
+             in = LLVMGetNextInstruction(in))
+          rc = push_operands(&st, out, in);
+    } else if (LLVMIsAGlobalVariable(v)) {
+      LLVMValueRef init = LLVMGetInitializer(v);
+      if (init && follow(init))
+        rc = push(&st, out, init) < 0 ? -1 : 0;
+    } else if (LLVMIsAGlobalAlias(v)) {
+      LLVMValueRef target = LLVMAliasGetAliasee(v);
+      if (target && follow(target))
+        rc = push(&st, out, target) < 0 ? -1 : 0;
+    } else {
+      rc = push_operands(&st, out, v); /* a constant */
+    }
+  }
+  free(st.v);
+  return rc;
+}

@@ -1,0 +1,234 @@
+/* props.c - the property sets of a device module, encoded as the DPC++
+ * runtime reads them (sets and properties ordered by name, as DPC++'s
+ * std::map-based registry writes them):
+ *   SYCL/device requirements  aspects (uint32 array, always), fixed_target,
+ *                             reqd_sub_group_size, reqd_work_group_size_uint64_t
+ *                             (uint64 array), work_group_num_dim
+ *   SYCL/kernel names         <kernel> = 1
+ *   SYCL/kernel param opt     <kernel> = bit array of eliminated parameters
+ *                             (none are: all zero, one bit per parameter)
+ *   SYCL/misc properties      optLevel
+ *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
+ *                             @work_group_num_dim, @max_work_group_size
+ * Arrays are byte-array properties: a 64-bit little-endian bit count, then
+ * the little-endian elements. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dl_encode_byte_array(const void *data, size_t size, uint64_t bits,
+                         struct lw_buf *out) {
+  unsigned char hdr[8];
+  for (int i = 0; i < 8; i++)
+    hdr[i] = (unsigned char)(bits >> (8 * i));
+  int rc = lw_buf_append(out, hdr, 8);
+  return rc ? rc : lw_buf_append(out, data, size);
+}
+
+static struct dl_propset *set(struct dl_props *p, const char *name) {
+  for (size_t i = 0; i < p->n; i++)
+    if (strcmp(p->s[i].name, name) == 0)
+      return &p->s[i];
+  if (p->n == LW_ARRAY_SIZE(p->s))
+    LW_BUG("too many property sets");
+  struct dl_propset *s = &p->s[p->n++];
+  memset(s, 0, sizeof *s);
+  s->name = name;
+  return s;
+}
+
+static struct dl_prop *prop(struct dl_propset *s, const char *name) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 8;
+    struct dl_prop *np = realloc(s->p, cap * sizeof *np);
+    if (!np)
+      return NULL;
+    s->p = np;
+    s->cap = cap;
+  }
+  struct dl_prop *pr = &s->p[s->n];
+  memset(pr, 0, sizeof *pr);
+  if (!(pr->name = strdup(name)))
+    return NULL;
+  s->n++;
+  return pr;
+}
+
+static int u32(struct dl_propset *s, const char *name, uint32_t v) {
+  struct dl_prop *p = prop(s, name);
+  if (!p)
+    return LW_ENOMEM;
+  p->type = DL_PROP_UINT32;
+  p->u32 = v;
+  return 0;
+}
+
+/* An array of `n` little-endian integers of `width` bytes. */
+static int array(struct dl_propset *s, const char *name, const int64_t *v,
+                 int n, int width) {
+  struct dl_prop *p = prop(s, name);
+  if (!p)
+    return LW_ENOMEM;
+  p->type = DL_PROP_BYTE_ARRAY;
+  unsigned char b[8 * 64];
+  for (int i = 0; i < n && i < 64; i++)
+    for (int k = 0; k < width; k++)
+      b[i * width + k] = (unsigned char)((uint64_t)v[i] >> (8 * k));
+  size_t len = (size_t)(n < 64 ? n : 64) * (size_t)width;
+  return dl_encode_byte_array(b, len, (uint64_t)len * 8, &p->bytes);
+}
+
+static int cmp_prop(const void *a, const void *b) {
+  return strcmp(((const struct dl_prop *)a)->name,
+                ((const struct dl_prop *)b)->name);
+}
+
+static int cmp_set(const void *a, const void *b) {
+  return strcmp(((const struct dl_propset *)a)->name,
+                ((const struct dl_propset *)b)->name);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int unique(int64_t *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_i64);
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (k == 0 || v[k - 1] != v[i])
+      v[k++] = v[i];
+  return k;
+}
+
+static int requirements(struct dl_module *m, const struct lw_strvec *kernels,
+                        struct dl_props *out) {
+  struct dl_propset *s = set(out, "SYCL/device requirements");
+  int64_t aspects[256], targets[64], wg[8], v[64];
+  int na = 0, nt = 0, nwg = -1, wgnd = -1, sg = -1;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f;
+       f = LLVMGetNextFunction(f)) {
+    int n = dl__md_ints(f, "sycl_used_aspects", v, NULL, 64);
+    for (int i = 0; i < n && i < 64; i++)
+      if (v[i] >= 0 && na < 256)
+        aspects[na++] = v[i]; /* negative ones only steer the split */
+    n = dl__md_ints(f, "sycl_fixed_targets", v, NULL, 64);
+    for (int i = 0; i < n && i < 64 && nt < 64; i++)
+      targets[nt++] = v[i];
+    int64_t one;
+    if (dl__md_ints(f, "work_group_num_dim", &one, NULL, 1) >= 1 && nwg < 0)
+      wgnd = (int)one;
+    if (nwg < 0) {
+      n = dl__md_ints(f, "reqd_work_group_size", wg, NULL, 8);
+      if (n > 0)
+        nwg = n < 8 ? n : 8;
+    }
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    int entry = 0;
+    for (size_t k = 0; k < kernels->n && !entry; k++)
+      entry = strcmp(kernels->v[k], name) == 0;
+    if (entry && sg < 0 &&
+        dl__md_ints(f, "intel_reqd_sub_group_size", &one, NULL, 1) >= 1)
+      sg = (int)one;
+  }
+  na = unique(aspects, na);
+  nt = unique(targets, nt);
+  int rc = array(s, "aspects", aspects, na, 4);
+  if (!rc && nt)
+    rc = array(s, "fixed_target", targets, nt, 4);
+  if (!rc && sg >= 0)
+    rc = u32(s, "reqd_sub_group_size", (uint32_t)sg);
+  if (!rc && nwg > 0)
+    rc = array(s, "reqd_work_group_size_uint64_t", wg, nwg, 8);
+  if (!rc && wgnd >= 0)
+    rc = u32(s, "work_group_num_dim", (uint32_t)wgnd);
+  return rc;
+}
+
+static int per_function(struct dl_module *m, const struct lw_strvec *kernels,
+                        int opt_level, struct dl_props *out) {
+  struct dl_propset *names = set(out, "SYCL/kernel names");
+  struct dl_propset *param = set(out, "SYCL/kernel param opt");
+  int rc = 0, misc_opt = -1;
+  char key[1024];
+  int64_t v[8];
+  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
+       f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    int entry = 0;
+    for (size_t k = 0; k < kernels->n && !entry; k++)
+      entry = strcmp(kernels->v[k], name) == 0;
+    if (entry) {
+      unsigned nparams = LLVMCountParams(f);
+      rc = u32(names, name, 1);
+      if (!rc && nparams) {
+        struct dl_prop *p = prop(param, name);
+        unsigned char zeros[64] = {0};
+        size_t bytes = (nparams + 7) / 8;
+        rc = !p ? LW_ENOMEM
+                : dl_encode_byte_array(zeros, bytes < 64 ? bytes : 64,
+                                       nparams, &p->bytes);
+        if (p)
+          p->type = DL_PROP_BYTE_ARRAY;
+      }
+      LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+          f, LLVMAttributeFunctionIndex, "sycl-optlevel", 13);
+      if (a && misc_opt < 0) {
+        unsigned alen;
+        misc_opt = atoi(LLVMGetStringAttributeValue(a, &alen));
+      }
+    }
+    static const struct {
+      const char *md, *suffix;
+      int array;
+    } meta[] = {{"reqd_work_group_size", "@reqd_work_group_size", 1},
+                {"intel_reqd_sub_group_size", "@reqd_sub_group_size", 0},
+                {"work_group_num_dim", "@work_group_num_dim", 0},
+                {"max_work_group_size", "@max_work_group_size", 1}};
+    for (size_t k = 0; !rc && k < LW_ARRAY_SIZE(meta); k++) {
+      int n = dl__md_ints(f, meta[k].md, v, NULL, 8);
+      if (n < 1)
+        continue;
+      snprintf(key, sizeof key, "%.*s%s", (int)len, name, meta[k].suffix);
+      struct dl_propset *pm = set(out, "SYCL/program metadata");
+      rc = meta[k].array ? array(pm, key, v, n < 3 ? n : 3, 4)
+                         : u32(pm, key, (uint32_t)v[0]);
+    }
+  }
+  if (!rc)
+    rc = u32(set(out, "SYCL/misc properties"), "optLevel",
+             (uint32_t)(misc_opt >= 0 ? misc_opt : opt_level));
+  return rc;
+}
+
+int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
+                     int opt_level, struct dl_props *out, struct lw_diag *d) {
+  memset(out, 0, sizeof *out);
+  int rc = requirements(m, kernels, out);
+  if (!rc)
+    rc = per_function(m, kernels, opt_level, out);
+  if (rc) {
+    dl_props_free(out);
+    return lw_error(d, rc, "out of memory");
+  }
+  qsort(out->s, out->n, sizeof *out->s, cmp_set);
+  for (size_t i = 0; i < out->n; i++)
+    qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
+  return 0;
+}
+
+void dl_props_free(struct dl_props *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    for (size_t k = 0; k < p->s[i].n; k++) {
+      free(p->s[i].p[k].name);
+      lw_buf_free(&p->s[i].p[k].bytes);
+    }
+    free(p->s[i].p);
+  }
+  memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,328 @@
+/* split.c - the SYCL post-link split: which kernels go into which device
+ * module, and building each module on its own.
+ *
+ * Kernels are grouped by the split mode (off: one group; per_source: one per
+ * translation unit, the "sycl-module-id" attribute, which dl_link sets from
+ * the input a kernel came from when the compiler did not; per_kernel: one
+ * each; auto: per_source, or off when function pointers are used) and then
+ * by their optional features (seed 001): kernels share a module only if the
+ * aspects used anywhere in their call graphs, their required work-group and
+ * sub-group sizes and their fixed targets are the same. Groups are ordered
+ * by their first kernel in module order, so the result is deterministic.
+ *
+ * Each group keeps the closure of its kernels (callgraph.c). With one group
+ * the linked module is used as it is. With several, the module is written to
+ * bitcode once, and each group's module is made independently (on any
+ * thread): the bitcode is loaded lazily, everything the group does not need
+ * gets internal linkage, and linking that into an empty module moves - and
+ * only then materialises - exactly what the group needs. Functions reached
+ * from several kernels are thereby copied into every module that needs
+ * them. */
+#include "internal.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Comdat.h>
+#include <llvm-c/Linker.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kernel {
+  LLVMValueRef f;
+  char *group_id; /* split scope + feature key */
+  struct dl__set reach;
+};
+
+static int append(struct lw_buf *b, const char *s) {
+  return lw_buf_append(b, s, strlen(s));
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sorted, unique values of metadata `kind` over every function reached. */
+static int collect(const struct dl__set *reach, const char *kind,
+                   struct lw_buf *key) {
+  int64_t vals[256];
+  int n = 0;
+  for (size_t i = 0; i < reach->cap; i++) {
+    LLVMValueRef v = reach->v[i];
+    if (!v || !LLVMIsAFunction(v))
+      continue;
+    int64_t got[64];
+    int k = dl__md_ints(v, kind, got, NULL, 64);
+    for (int j = 0; j < k && j < 64 && n < 256; j++)
+      vals[n++] = got[j];
+  }
+  qsort(vals, (size_t)n, sizeof *vals, cmp_i64);
+  char num[32];
+  for (int i = 0; i < n; i++)
+    if (i == 0 || vals[i] != vals[i - 1]) {
+      snprintf(num, sizeof num, "%lld,", (long long)vals[i]);
+      if (append(key, num))
+        return LW_ENOMEM;
+    }
+  return 0;
+}
+
+/* The kernel's own values of `kind`, in order. */
+static int own(LLVMValueRef f, const char *kind, struct lw_buf *key) {
+  int64_t v[8];
+  int n = dl__md_ints(f, kind, v, NULL, 8);
+  char num[32];
+  for (int i = 0; i < n && i < 8; i++) {
+    snprintf(num, sizeof num, "%lld,", (long long)v[i]);
+    if (append(key, num))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+static const char *attr(LLVMValueRef f, const char *name, unsigned *len) {
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+      f, LLVMAttributeFunctionIndex, name, (unsigned)strlen(name));
+  return a ? LLVMGetStringAttributeValue(a, len) : NULL;
+}
+
+/* auto: function pointers (a function used other than as a callee) keep
+ * everything together, as DPC++ does; otherwise per translation unit. */
+static enum dl_split_mode resolve_auto(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f)
+        return DL_SPLIT_OFF;
+    }
+  return DL_SPLIT_PER_SOURCE;
+}
+
+static int group_id(struct kernel *k, enum dl_split_mode mode) {
+  struct lw_buf key = {0};
+  unsigned len = 0;
+  const char *scope = "";
+  if (mode == DL_SPLIT_PER_KERNEL) {
+    size_t n;
+    scope = LLVMGetValueName2(k->f, &n);
+  } else if (mode == DL_SPLIT_PER_SOURCE) {
+    scope = attr(k->f, "sycl-module-id", &len);
+    if (!scope)
+      scope = "";
+  }
+  int rc = lw_buf_append(&key, scope, mode == DL_SPLIT_PER_SOURCE
+                                          ? len
+                                          : strlen(scope)) ||
+           append(&key, "|a=") ||
+           collect(&k->reach, "sycl_used_aspects", &key) ||
+           append(&key, "|t=") ||
+           collect(&k->reach, "sycl_fixed_targets", &key) ||
+           append(&key, "|w=") || own(k->f, "reqd_work_group_size", &key) ||
+           append(&key, "|s=") ||
+           own(k->f, "intel_reqd_sub_group_size", &key) ||
+           lw_buf_append(&key, "", 1);
+  if (rc) {
+    lw_buf_free(&key);
+    return LW_ENOMEM;
+  }
+  k->group_id = (char *)key.data;
+  return 0;
+}
+
+/* Gives every unnamed global value a name, so a group can name what it
+ * keeps. */
+static void name_anonymous(LLVMModuleRef m) {
+  char name[48];
+  unsigned n = 0;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    size_t len;
+    LLVMGetValueName2(g, &len);
+    if (!len) {
+      snprintf(name, sizeof name, "__fatlink_anon.%u", n++);
+      LLVMSetValueName2(g, name, strlen(name));
+    }
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    LLVMGetValueName2(f, &len);
+    if (!len) {
+      snprintf(name, sizeof name, "__fatlink_anon.%u", n++);
+      LLVMSetValueName2(f, name, strlen(name));
+    }
+  }
+}
+
+static int add_names(struct lw_strvec *keep, const struct dl__set *reach) {
+  for (size_t i = 0; i < reach->cap; i++) {
+    LLVMValueRef v = reach->v[i];
+    if (!v || !LLVMIsAGlobalValue(v))
+      continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(v, &len);
+    if (len && lw_strvec_push(keep, name))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int dl_split(struct dl_module **mp, enum dl_split_mode mode,
+             struct dl_split *out, struct lw_diag *d) {
+  struct dl_module *m = *mp;
+  memset(out, 0, sizeof *out);
+  if (mode == DL_SPLIT_AUTO)
+    mode = resolve_auto(m->mod);
+  name_anonymous(m->mod);
+  size_t nk = 0, cap = 16;
+  struct kernel *ks = calloc(cap, sizeof *ks);
+  int rc = ks ? 0 : LW_ENOMEM;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
+       f = LLVMGetNextFunction(f)) {
+    if (!dl__is_kernel(f))
+      continue;
+    if (nk == cap) {
+      struct kernel *nks = realloc(ks, 2 * cap * sizeof *ks);
+      if (!nks) {
+        rc = LW_ENOMEM;
+        break;
+      }
+      memset(nks + cap, 0, cap * sizeof *ks);
+      ks = nks;
+      cap *= 2;
+    }
+    struct kernel *k = &ks[nk++];
+    k->f = f;
+    rc = dl__reachable(&f, 1, &k->reach) ? LW_ENOMEM : group_id(k, mode);
+  }
+  /* Groups in order of their first kernel. */
+  for (size_t i = 0; !rc && i < nk; i++) {
+    size_t g;
+    for (g = 0; g < out->n; g++)
+      if (strcmp(out->g[g].id, ks[i].group_id) == 0)
+        break;
+    if (g == out->n) {
+      struct dl_group *ng = realloc(out->g, (out->n + 1) * sizeof *ng);
+      if (!ng) {
+        rc = LW_ENOMEM;
+        break;
+      }
+      out->g = ng;
+      memset(&out->g[g], 0, sizeof *ng);
+      out->g[g].id = ks[i].group_id;
+      ks[i].group_id = NULL;
+      out->n++;
+    }
+    size_t len;
+    if (lw_strvec_push(&out->g[g].kernels, LLVMGetValueName2(ks[i].f, &len)) ||
+        add_names(&out->g[g].keep, &ks[i].reach))
+      rc = LW_ENOMEM;
+  }
+  for (size_t i = 0; i < nk; i++) {
+    free(ks[i].group_id);
+    dl__set_free(&ks[i].reach);
+  }
+  free(ks);
+  if (rc) {
+    dl_split_free(out);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  for (size_t g = 0; g < out->n; g++)
+    qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
+  if (out->n <= 1) {
+    out->whole = m; /* nothing to split: the module is the one module */
+    *mp = NULL;
+    return 0;
+  }
+  LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(m->mod);
+  if (!mb || lw_buf_append(&out->bitcode, LLVMGetBufferStart(mb),
+                           LLVMGetBufferSize(mb))) {
+    if (mb)
+      LLVMDisposeMemoryBuffer(mb);
+    dl_split_free(out);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  LLVMDisposeMemoryBuffer(mb);
+  out->triple = strdup(m->triple);
+  dl_module_free(m);
+  *mp = NULL;
+  return out->triple ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+}
+
+static int kept(const struct lw_strvec *keep, const char *name) {
+  return bsearch(&name, keep->v, keep->n, sizeof(char *), cmp_str) != NULL;
+}
+
+/* Hides what the group does not need: internal linkage makes the linker
+ * skip it unless something moved refers to it. */
+static void hide(LLVMValueRef v, const struct lw_strvec *keep) {
+  size_t len;
+  const char *name = LLVMGetValueName2(v, &len);
+  if (LLVMIsDeclaration(v) || kept(keep, name))
+    return;
+  LLVMSetComdat(v, NULL);
+  LLVMSetLinkage(v, LLVMInternalLinkage);
+}
+
+int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
+                    struct lw_diag *d) {
+  if (s->whole) {
+    *out = s->whole;
+    s->whole = NULL;
+    return 0;
+  }
+  const struct dl_group *g = &s->g[i];
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
+      (const char *)s->bitcode.data, s->bitcode.len, "split", 0);
+  LLVMModuleRef src = NULL;
+  if (!mb || LLVMGetBitcodeModuleInContext2(ctx, mb, &src)) {
+    if (mb)
+      LLVMDisposeMemoryBuffer(mb);
+    LLVMContextDispose(ctx);
+    return lw_error(d, LW_ELLVM, "cannot reload the linked device module");
+  }
+  /* The "used" lists would drag everything along: a split module needs
+   * none of them. */
+  const char *lists[] = {"llvm.used", "llvm.compiler.used"};
+  for (size_t k = 0; k < LW_ARRAY_SIZE(lists); k++) {
+    LLVMValueRef u = LLVMGetNamedGlobal(src, lists[k]);
+    if (u)
+      LLVMDeleteGlobal(u);
+  }
+  for (LLVMValueRef v = LLVMGetFirstGlobal(src); v; v = LLVMGetNextGlobal(v))
+    hide(v, &g->keep);
+  for (LLVMValueRef v = LLVMGetFirstFunction(src); v;
+       v = LLVMGetNextFunction(v))
+    hide(v, &g->keep);
+  for (LLVMValueRef v = LLVMGetFirstGlobalAlias(src); v;
+       v = LLVMGetNextGlobalAlias(v))
+    hide(v, &g->keep);
+  LLVMModuleRef dst = LLVMModuleCreateWithNameInContext("device", ctx);
+  LLVMSetTarget(dst, LLVMGetTarget(src));
+  LLVMSetDataLayout(dst, LLVMGetDataLayoutStr(src));
+  if (LLVMLinkModules2(dst, src)) {
+    LLVMDisposeModule(dst);
+    LLVMContextDispose(ctx);
+    return lw_error(d, LW_ELLVM, "cannot build device module %zu", i);
+  }
+  if (dl_module_adopt(ctx, dst, s->triple, out))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+void dl_split_free(struct dl_split *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    free(s->g[i].id);
+    lw_strvec_free(&s->g[i].kernels);
+    lw_strvec_free(&s->g[i].keep);
+  }
+  free(s->g);
+  lw_buf_free(&s->bitcode);
+  free(s->triple);
+  dl_module_free(s->whole);
+  memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,71 @@
+/* plan.h - private to the plan files (plan.c: targets, wrap, host link;
+ * plan_sycl.c and plan_openmp.c: the device chains): the plan, its device
+ * targets and the job kinds each file supplies. */
+#ifndef LW_PLAN_H
+#define LW_PLAN_H
+
+#include "internal.h"
+
+#include "aot.h"
+#include "dl.h"
+#include "ex.h"
+#include "wrp.h"
+
+struct target;
+
+/* One SYCL device module after the split. */
+struct sycl_module {
+  struct target *t;
+  size_t index;
+  struct lw_strvec kernels;
+  struct dl_props props;
+  struct lw_buf image;    /* its SPIR-V */
+  struct lw_tmp *kept;    /* --save-temps copy */
+};
+
+struct target {
+  struct lw_plan *plan;
+  unsigned kind;
+  const char *triple, *arch;
+  const struct ex_image **imgs;
+  size_t nimgs;
+  enum aot_target aot;
+  /* SYCL: link and split, then one module each */
+  struct dl_module *mod;
+  struct dl_split split;
+  struct sycl_module *modules;
+  size_t nmodules;
+  /* OpenMP: the linked device image */
+  struct lw_buf image;
+  struct lw_tmp *out_tmp;
+};
+
+struct lw_plan {
+  const struct lw_options *o;
+  struct target *t;
+  size_t n;
+  struct lw_job *wrap, *link;
+  struct lw_tmp *wrapper_obj, *out_tmp;
+  char *wrapped_ir;
+  /* Built in wrap's prepare, used by its run. */
+  struct wrp_sycl_image *sycl;
+  struct wrp_omp_image *omp;
+  size_t nsycl, nomp;
+};
+
+/* The first job of a target's chain (SYCL: link and split; OpenMP: device
+ * link). Later jobs it adds make `wrap` wait for them too. */
+extern const struct lw_job_kind lw__sycl_link_kind;
+extern const struct lw_job_kind lw__omp_link_kind;
+
+/* What a SYCL target's first job is described as (malloc'd). */
+char *lw__sycl_link_what(const struct target *t);
+
+/* Releases what a SYCL target holds. */
+void lw__sycl_free(struct target *t);
+
+/* Writes `n` bytes to `path`. */
+int lw__write_file(const char *path, const void *p, size_t n,
+                   struct lw_diag *d);
+
+#endif

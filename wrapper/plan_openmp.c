@@ -1,0 +1,116 @@
+/* plan_openmp.c - the OpenMP device chain: the device objects (or
+ * bitcode) of one target are written out and linked into a shared object by
+ * clang, as upstream links generic targets; libomptarget's host plugin loads
+ * that shared object. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LW_CLANG
+#define LW_CLANG "clang"
+#endif
+
+/* Arguments of `list` ("[triple=]arg") that apply to `triple`. */
+static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
+                           const char *triple, const char *prefix) {
+  for (size_t i = 0; i < list->n; i++) {
+    /* "<triple>=<arg>" names a triple (which never starts with '-');
+     * "-opt=value" is an argument for every triple. */
+    const char *a = list->v[i], *eq = strchr(a, '=');
+    if (eq && a[0] != '-') {
+      if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
+        continue; /* for another triple */
+      a = eq + 1;
+    }
+    if (lw_strvec_pushf(argv, "%s%s", prefix, a))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
+                            struct lw_diag *d) {
+  (void)g;
+  struct target *t = j->data;
+  const struct lw_options *o = t->plan->o;
+  struct lw_strvec *a = &j->argv;
+  int rc = lw_tmp_create("openmp-device", "so", &t->out_tmp, d);
+  if (rc)
+    return rc;
+  if (lw_strvec_push(a, LW_CLANG) ||
+      lw_strvec_push(a, "--no-default-config") ||
+      lw_strvec_pushf(a, "--target=%s", t->triple) ||
+      (t->arch[0] && strcmp(t->arch, "generic") != 0 &&
+       lw_strvec_pushf(a, "-march=%s", t->arch)) ||
+      lw_strvec_pushf(a, "-O%d", o->opt_level) ||
+      lw_strvec_push(a, "-shared") || lw_strvec_push(a, "-Wl,-Bsymbolic") ||
+      lw_strvec_push(a, "-Wl,--no-undefined") || lw_strvec_push(a, "-o") ||
+      lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < t->nimgs; i++) {
+    const struct ex_image *img = t->imgs[i];
+    struct lw_tmp *in;
+    const char *ext = img->image_kind == EX_IMG_OBJECT ? "o"
+                      : ex_sniff_image_kind(img->data, img->size) ==
+                              EX_IMG_BITCODE
+                          ? "bc"
+                                            : "ll"; /* textual IR */
+    if ((rc = lw_tmp_create("openmp-input", ext, &in, d)))
+      return rc;
+    if (!o->dry_run &&
+        (rc = lw__write_file(lw_tmp_path(in), img->data, img->size, d)))
+      return rc;
+    if (lw_strvec_push(a, lw_tmp_path(in)))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  /* The host link's shared libraries serve the device link too (the
+   * OpenMP runtime, libm, ...), as upstream; static archives do not: their
+   * device code is in the inputs above already. */
+  const struct lw_strvec *la = &o->linker_args;
+  struct lw_strvec dirs = {0};
+  for (size_t i = 0; i < la->n; i++) {
+    const char *s = la->v[i];
+    int sep = (strcmp(s, "-L") == 0 || strcmp(s, "-l") == 0) && i + 1 < la->n;
+    const char *v = sep ? la->v[i + 1] : s + 2;
+    if (strncmp(s, "-L", 2) == 0 && (sep || s[2]) &&
+        (lw_strvec_push(&dirs, v) || lw_strvec_pushf(a, "-L%s", v)))
+      rc = LW_ENOMEM;
+    i += (size_t)sep;
+  }
+  for (size_t i = 0; !rc && i < la->n; i++) {
+    const char *s = la->v[i];
+    int sep = strcmp(s, "-l") == 0 && i + 1 < la->n;
+    if (strncmp(s, "-l", 2) != 0 || (!sep && !s[2])) {
+      i += (size_t)(lw_takes_separate_value(s) && i + 1 < la->n);
+      continue;
+    }
+    const char *name = sep ? la->v[++i] : s + 2;
+    char *found = lw_find_library(&dirs, name, 0);
+    size_t n = found ? strlen(found) : 0;
+    if (!(n > 2 && strcmp(found + n - 2, ".a") == 0) &&
+        lw_strvec_pushf(a, "-l%s", name))
+      rc = LW_ENOMEM;
+    free(found);
+  }
+  lw_strvec_free(&dirs);
+  if (rc)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (push_for_triple(a, &o->device_compiler_args, t->triple, "") ||
+      push_for_triple(a, &o->device_linker_args, t->triple, "-Wl,"))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+static int omp_link_done(struct lw_graph *g, struct lw_job *j,
+                         struct lw_diag *d) {
+  (void)g;
+  struct target *t = j->data;
+  if (t->plan->o->dry_run)
+    return 0;
+  return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
+}
+
+const struct lw_job_kind lw__omp_link_kind = {
+    "openmp-device-link", omp_link_prepare, NULL, omp_link_done, NULL};
+
