@@ -36,6 +36,16 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots,
 int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
                 const char **names, int max);
 
+/* ---- checks.c ------------------------------------------------------------- */
+
+/* Module-wide checks before the split: undefined functions, unknown aspects;
+ * warnings (SYCL_EXTERNAL aspects) are appended to `warnings`. */
+int dl__check_module(LLVMModuleRef m, struct lw_strvec *warnings,
+                     struct lw_diag *d);
+/* A kernel's call graph must agree on work-group and sub-group sizes. */
+int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
+                     struct lw_diag *d);
+
 /* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
 int dl__is_kernel(LLVMValueRef f);
 

@@ -176,6 +176,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
   memset(out, 0, sizeof *out);
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
+  int rc0 = dl__check_module(m->mod, &out->warnings, d);
+  if (rc0)
+    return rc0;
   name_anonymous(m->mod);
   size_t nk = 0, cap = 16;
   struct kernel *ks = calloc(cap, sizeof *ks);
@@ -197,6 +200,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
     struct kernel *k = &ks[nk++];
     k->f = f;
     rc = dl__reachable(&f, 1, &k->reach) ? LW_ENOMEM : group_id(k, mode);
+    if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
+      break;
   }
   /* Groups in order of their first kernel. */
   for (size_t i = 0; !rc && i < nk; i++) {
@@ -228,7 +233,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
   free(ks);
   if (rc) {
     dl_split_free(out);
-    return lw_error(d, LW_ENOMEM, "out of memory");
+    return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
   }
   for (size_t g = 0; g < out->n; g++)
     qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
@@ -322,6 +327,7 @@ void dl_split_free(struct dl_split *s) {
   }
   free(s->g);
   lw_buf_free(&s->bitcode);
+  lw_strvec_free(&s->warnings);
   free(s->triple);
   dl_module_free(s->whole);
   memset(s, 0, sizeof *s);

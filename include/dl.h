@@ -59,6 +59,7 @@ struct dl_split {
   struct lw_buf bitcode;    /* the linked module, when n > 1 */
   char *triple;
   struct dl_module *whole;  /* the linked module itself, when n <= 1 */
+  struct lw_strvec warnings; /* one line each, for the user */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features; takes the

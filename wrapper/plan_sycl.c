@@ -106,6 +106,8 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
 static int link_done(struct lw_graph *g, struct lw_job *j,
                      struct lw_diag *d) {
   struct target *t = j->data;
+  for (size_t i = 0; i < t->split.warnings.n; i++)
+    fprintf(stderr, "fatlink: warning: %s\n", t->split.warnings.v[i]);
   size_t n = t->plan->o->dry_run ? 1 : t->split.n;
   if (!n) {
     fprintf(stderr, "fatlink: warning: no SYCL kernels in the device code for "

@@ -95,8 +95,12 @@ static void walk_props(const struct prop_set *b, const struct prop_set *e) {
         CHECK((bits + 7) / 8 + 8 == p->size,
               "byte array '%s': %llu bits in %llu bytes", p->name,
               (unsigned long long)bits, (unsigned long long)p->size);
-        printf("    %s: byte array, %llu bytes\n", p->name,
+        printf("    %s: byte array, %llu bytes", p->name,
                (unsigned long long)(p->size - 8));
+        for (uint64_t k = 8; k < p->size && k < 8 + 64; k++)
+          printf("%s%02x", k == 8 ? " = " : " ",
+                 ((const unsigned char *)p->addr)[k]);
+        printf("\n");
         break;
       }
       case 3:
