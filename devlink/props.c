@@ -96,7 +96,8 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 static int unique(int64_t *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_i64);
+  if (n > 1)
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
   int k = 0;
   for (int i = 0; i < n; i++)
     if (k == 0 || v[k - 1] != v[i])
@@ -218,7 +219,8 @@ int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
   }
   qsort(out->s, out->n, sizeof *out->s, cmp_set);
   for (size_t i = 0; i < out->n; i++)
-    qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
+    if (out->s[i].n > 1)
+      qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
   return 0;
 }
 

@@ -57,7 +57,8 @@ static int collect(const struct dl__set *reach, const char *kind,
     for (int j = 0; j < k && j < 64 && n < 256; j++)
       vals[n++] = got[j];
   }
-  qsort(vals, (size_t)n, sizeof *vals, cmp_i64);
+  if (n > 1)
+    qsort(vals, (size_t)n, sizeof *vals, cmp_i64);
   char num[32];
   for (int i = 0; i < n; i++)
     if (i == 0 || vals[i] != vals[i - 1]) {
@@ -236,7 +237,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
     return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
   }
   for (size_t g = 0; g < out->n; g++)
-    qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
+    if (out->g[g].keep.n > 1)
+      qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
   if (out->n <= 1) {
     out->whole = m; /* nothing to split: the module is the one module */
     *mp = NULL;
@@ -258,7 +260,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
 }
 
 static int kept(const struct lw_strvec *keep, const char *name) {
-  return bsearch(&name, keep->v, keep->n, sizeof(char *), cmp_str) != NULL;
+  return keep->n && bsearch(&name, keep->v, keep->n, sizeof(char *), cmp_str) != NULL;
 }
 
 /* Hides what the group does not need: internal linkage makes the linker
