@@ -3,8 +3,9 @@
 
 Link benchmark: generates N SYCL translation units with K kernels each,
 compiles them with clang++-22 -fsycl -O2 -c, then links the same objects with
-fatlink and with upstream clang-linker-wrapper (LLVM 22), alternating, R times
-each, with the argv clang++-22 passes to the wrapper. Prints the median wall
+upstream clang-linker-wrapper (LLVM 22, one module: it cannot split) and with
+fatlink in split modes off, auto (the default) and per_kernel at 1 and 2
+jobs, alternating, R times each, with the argv clang++-22 passes. Prints the median wall
 time and peak memory (max RSS of the wrapper and everything it waited for,
 from wait4) of each, and the ratios. Both outputs are run once to check they
 work (with the test runtime of test/runtime)."""
@@ -88,27 +89,38 @@ def main():
         os.makedirs(up_tmp)
         env["TMPDIR"] = ours_tmp
         up_env["TMPDIR"] = up_tmp
-        res = {"fatlink": [], "upstream": []}
+        up = os.path.join(LLVM_BIN, "clang-linker-wrapper")
+        # fatlink in several split modes and job counts, upstream (which
+        # cannot split) once; all alternate within each round.
+        configs = [
+            ("upstream", [up] + wargs, up_env),
+            ("off", [fatlink, "--sycl-module-split-mode=off"] + wargs, env),
+            ("auto", [fatlink] + wargs, env),
+            ("per_kernel -j1", [fatlink, "--sycl-module-split-mode=per_kernel",
+                                "--wrapper-jobs=1"] + wargs, env),
+            ("per_kernel -j2", [fatlink, "--sycl-module-split-mode=per_kernel",
+                                "--wrapper-jobs=2"] + wargs, env),
+        ]
+        res = {c[0]: [] for c in configs}
         for r in range(a.runs + 1):
-            for name, exe, e in (("fatlink", fatlink, env),
-                                 ("upstream", os.path.join(LLVM_BIN, "clang-linker-wrapper"),
-                                  up_env)):
-                w, m = run_timed([exe] + wargs, e)
+            for name, argv, e in configs:
+                w, m = run_timed(argv, e)
                 if r > 0:  # the first round warms the page cache
                     res[name].append((w, m))
                 subprocess.check_call([out], stdout=subprocess.DEVNULL)
         left = {n: len(os.listdir(d)) for n, d in (("fatlink", ours_tmp), ("upstream", up_tmp))}
-        print("sycl link benchmark: %d TUs x %d kernels, %d runs, %d cores" %
-              (a.tus, a.kernels, a.runs, os.cpu_count()))
-        med = {}
-        for n in ("fatlink", "upstream"):
-            wt = statistics.median(x[0] for x in res[n])
-            mm = statistics.median(x[1] for x in res[n])
-            med[n] = (wt, mm)
-            print("  %-9s wall %7.3f s   peak %7.1f MiB   temporaries left: %d" %
-                  (n, wt, mm, left[n]))
-        print("  ratio     wall %7.2fx   peak %7.2fx   (fatlink / upstream)" %
-              (med["fatlink"][0] / med["upstream"][0], med["fatlink"][1] / med["upstream"][1]))
+        print("sycl link benchmark: %d TUs x %d kernels, %d runs, %d cores "
+              "(temporaries left: fatlink %d, upstream %d)" %
+              (a.tus, a.kernels, a.runs, os.cpu_count(), left["fatlink"],
+               left["upstream"]))
+        med = {n: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
+               for n, v in res.items()}
+        for name, _, _ in configs:
+            wt, mm = med[name]
+            print("  %-15s wall %7.3f s (%5.2fx upstream)   peak %7.1f MiB (%5.2fx)" %
+                  (name, wt, wt / med["upstream"][0], mm, mm / med["upstream"][1]))
+        print("  per_kernel speed-up from 1 to 2 jobs: %.2fx" %
+              (med["per_kernel -j1"][0] / med["per_kernel -j2"][0]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
