@@ -22,6 +22,7 @@ pkg_check_modules(LIBYAML REQUIRED IMPORTED_TARGET yaml-0.1)
 pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(SPIRV_TOOLS REQUIRED IMPORTED_TARGET SPIRV-Tools)
 find_package(OpenCL REQUIRED)
 
 # The clang that links OpenMP device objects (same LLVM as ours).

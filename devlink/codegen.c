@@ -31,8 +31,10 @@ void dl_init(void) {
 /* LLVM 22's SPIR-V back end keeps process-wide mutable state: two
  * emissions at once corrupt each other's modules (names of one module's
  * functions appear in the other's SPIR-V, or the heap breaks). Emission is
- * therefore serialised; everything before it (linking, splitting,
- * properties) runs in parallel. */
+ * therefore serialised - everything before it (linking, splitting,
+ * properties) runs in parallel, and several modules are emitted in parallel
+ * by helper processes (wrapper/emit.c) - and emitted modules are kept
+ * alive (link.c). */
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
@@ -73,15 +75,23 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
           tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile,
           &msg, &mb);
   pthread_mutex_unlock(&emit_lock);
+  if (strncmp(m->triple, "spirv", 5) == 0 || strncmp(m->triple, "spir", 4) == 0)
+    m->emitted = 1;
   if (failed) {
     rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s",
                   m->triple, msg ? msg : "");
     LLVMDisposeMessage(msg);
   } else {
+    size_t before = out->len;
     rc = lw_buf_append(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
     if (rc)
       lw_error(d, rc, "out of memory");
     LLVMDisposeMemoryBuffer(mb);
+    if (!rc && m->emitted && type == DL_OBJECT) {
+      /* The back end's id order is not reproducible: canonicalise. */
+      struct lw_buf spv = {out->data + before, out->len - before, 0};
+      rc = dl__spirv_canonical_ids(&spv, d);
+    }
   }
   LLVMDisposeTargetMachine(tm);
   return rc;

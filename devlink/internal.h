@@ -10,6 +10,7 @@ struct dl_module {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   char *triple;
+  int emitted; /* SPIR-V was emitted from it: keep it (see link.c) */
 };
 
 /* ---- callgraph.c: a pointer set and reachability ------------------------ */
@@ -35,6 +36,19 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots,
  * NULL). Returns the count, -1 when absent; at most `max` are stored. */
 int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
                 const char **names, int max);
+
+/* ---- props.c ------------------------------------------------------------- */
+
+/* The property sets of the part of `mod` made of the functions in `only`
+ * (all of them when NULL) whose entry points are `kernels`. */
+int dl__props(LLVMModuleRef mod, const struct dl__set *only,
+              const struct lw_strvec *kernels, int opt_level,
+              struct dl_props *out, struct lw_diag *d);
+
+/* ---- spirv_ids.c ---------------------------------------------------------- */
+
+/* Renumbers a SPIR-V module's ids in order of first appearance, in place. */
+int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
 
 /* ---- checks.c ------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +125,56 @@ char *dl_print(struct dl_module *m) {
   return copy;
 }
 
-void dl_module_free(struct dl_module *m) {
-  if (!m)
-    return;
+/* LLVM 22's SPIR-V back end caches IR objects by address across
+ * emissions: once a module it emitted is freed, a later module whose objects
+ * land at the same addresses gets wrong SPIR-V (seen: ids past the bound).
+ * Modules it emitted are therefore kept, with their contexts, until
+ * dl_release (the end of the process's emitting). */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dl_module **kept;
+static size_t nkept, capkept;
+
+static void dispose(struct dl_module *m) {
   if (m->mod)
     LLVMDisposeModule(m->mod);
   if (m->ctx)
     LLVMContextDispose(m->ctx);
   free(m->triple);
   free(m);
+}
+
+void dl_module_free(struct dl_module *m) {
+  if (!m)
+    return;
+  if (m->emitted) {
+    pthread_mutex_lock(&kept_lock);
+    if (nkept == capkept) {
+      size_t cap = capkept ? capkept * 2 : 64;
+      struct dl_module **nk = realloc(kept, cap * sizeof *nk);
+      if (nk) {
+        kept = nk;
+        capkept = cap;
+      }
+    }
+    int stored = nkept < capkept;
+    if (stored)
+      kept[nkept++] = m;
+    pthread_mutex_unlock(&kept_lock);
+    if (stored)
+      return;
+    /* Out of memory: freeing is the lesser risk. */
+  }
+  dispose(m);
+}
+
+void dl_release(void) {
+  pthread_mutex_lock(&kept_lock);
+  for (size_t i = 0; i < nkept; i++)
+    dispose(kept[i]);
+  free(kept);
+  kept = NULL;
+  nkept = capkept = 0;
+  pthread_mutex_unlock(&kept_lock);
 }
 
 int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,

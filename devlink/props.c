@@ -105,13 +105,20 @@ static int unique(int64_t *v, int n) {
   return k;
 }
 
-static int requirements(struct dl_module *m, const struct lw_strvec *kernels,
+/* The functions a module's properties look at: all of `mod`'s, or those in
+ * `only`. */
+#define FOR_FUNCTIONS(f, mod, only)                                            \
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f;                         \
+       f = LLVMGetNextFunction(f))                                           \
+    if (!(only) || dl__set_has(only, f))
+
+static int requirements(LLVMModuleRef mod, const struct dl__set *only,
+                        const struct lw_strvec *kernels,
                         struct dl_props *out) {
   struct dl_propset *s = set(out, "SYCL/device requirements");
   int64_t aspects[256], targets[64], wg[8], v[64];
   int na = 0, nt = 0, nwg = -1, wgnd = -1, sg = -1;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f;
-       f = LLVMGetNextFunction(f)) {
+  FOR_FUNCTIONS(f, mod, only) {
     int n = dl__md_ints(f, "sycl_used_aspects", v, NULL, 64);
     for (int i = 0; i < n && i < 64; i++)
       if (v[i] >= 0 && na < 256)
@@ -150,15 +157,17 @@ static int requirements(struct dl_module *m, const struct lw_strvec *kernels,
   return rc;
 }
 
-static int per_function(struct dl_module *m, const struct lw_strvec *kernels,
-                        int opt_level, struct dl_props *out) {
+static int per_function(LLVMModuleRef mod, const struct dl__set *only,
+                        const struct lw_strvec *kernels, int opt_level,
+                        struct dl_props *out) {
   struct dl_propset *names = set(out, "SYCL/kernel names");
   struct dl_propset *param = set(out, "SYCL/kernel param opt");
   int rc = 0, misc_opt = -1;
   char key[1024];
   int64_t v[8];
-  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
-       f = LLVMGetNextFunction(f)) {
+  FOR_FUNCTIONS(f, mod, only) {
+    if (rc)
+      break;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
     int entry = 0;
@@ -207,12 +216,13 @@ static int per_function(struct dl_module *m, const struct lw_strvec *kernels,
   return rc;
 }
 
-int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
-                     int opt_level, struct dl_props *out, struct lw_diag *d) {
+int dl__props(LLVMModuleRef mod, const struct dl__set *only,
+              const struct lw_strvec *kernels, int opt_level,
+              struct dl_props *out, struct lw_diag *d) {
   memset(out, 0, sizeof *out);
-  int rc = requirements(m, kernels, out);
+  int rc = requirements(mod, only, kernels, out);
   if (!rc)
-    rc = per_function(m, kernels, opt_level, out);
+    rc = per_function(mod, only, kernels, opt_level, out);
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");
@@ -222,6 +232,11 @@ int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
     if (out->s[i].n > 1)
       qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
   return 0;
+}
+
+int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
+                     int opt_level, struct dl_props *out, struct lw_diag *d) {
+  return dl__props(m->mod, NULL, kernels, opt_level, out, d);
 }
 
 void dl_props_free(struct dl_props *p) {

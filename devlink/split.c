@@ -171,7 +171,7 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int dl_split(struct dl_module **mp, enum dl_split_mode mode,
+int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
              struct dl_split *out, struct lw_diag *d) {
   struct dl_module *m = *mp;
   memset(out, 0, sizeof *out);
@@ -204,7 +204,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
     if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
       break;
   }
-  /* Groups in order of their first kernel. */
+  /* Groups in order of their first kernel; each gathers what its kernels
+   * reach, for its property sets. */
+  struct dl__set *reach = NULL;
   for (size_t i = 0; !rc && i < nk; i++) {
     size_t g;
     for (g = 0; g < out->n; g++)
@@ -221,7 +223,17 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
       out->g[g].id = ks[i].group_id;
       ks[i].group_id = NULL;
       out->n++;
+      struct dl__set *nr = realloc(reach, out->n * sizeof *nr);
+      if (!nr) {
+        rc = LW_ENOMEM;
+        break;
+      }
+      reach = nr;
+      memset(&reach[g], 0, sizeof *reach);
     }
+    for (size_t k = 0; !rc && k < ks[i].reach.cap; k++)
+      if (ks[i].reach.v[k] && dl__set_add(&reach[g], ks[i].reach.v[k]) < 0)
+        rc = LW_ENOMEM;
     size_t len;
     if (lw_strvec_push(&out->g[g].kernels, LLVMGetValueName2(ks[i].f, &len)) ||
         add_names(&out->g[g].keep, &ks[i].reach))
@@ -232,6 +244,13 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode,
     dl__set_free(&ks[i].reach);
   }
   free(ks);
+  for (size_t g = 0; g < out->n; g++) {
+    if (!rc)
+      rc = dl__props(m->mod, &reach[g], &out->g[g].kernels, opt_level,
+                     &out->g[g].props, d);
+    dl__set_free(&reach[g]);
+  }
+  free(reach);
   if (rc) {
     dl_split_free(out);
     return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
@@ -326,6 +345,7 @@ void dl_split_free(struct dl_split *s) {
     free(s->g[i].id);
     lw_strvec_free(&s->g[i].kernels);
     lw_strvec_free(&s->g[i].keep);
+    dl_props_free(&s->g[i].props);
   }
   free(s->g);
   lw_buf_free(&s->bitcode);
@@ -333,4 +353,67 @@ void dl_split_free(struct dl_split *s) {
   free(s->triple);
   dl_module_free(s->whole);
   memset(s, 0, sizeof *s);
+}
+
+int dl_split_write_groups(const struct dl_split *s, size_t first, size_t step,
+                          const char *const *outputs, const char *path,
+                          struct lw_diag *d) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return lw_error_path(d, LW_EIO, path, "cannot write");
+  int rc = 0;
+  for (size_t i = first; !rc && i < s->n; i += step) {
+    fprintf(f, "%s\n", outputs[i]);
+    for (size_t k = 0; !rc && k < s->g[i].keep.n; k++) {
+      if (strchr(s->g[i].keep.v[k], '\n'))
+        rc = lw_error(d, LW_EINVAL, "symbol name with a newline");
+      fprintf(f, "%s\n", s->g[i].keep.v[k]);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0 && !rc)
+    rc = lw_error_path(d, LW_EIO, path, "write error");
+  return rc;
+}
+
+int dl_split_read(const char *bitcode_path, const char *groups_path,
+                  struct dl_split *out, struct lw_strvec *outputs,
+                  struct lw_diag *d) {
+  memset(out, 0, sizeof *out);
+  struct lw_buf text = {0};
+  int rc = lw_read_file(bitcode_path, &out->bitcode, d);
+  if (!rc)
+    rc = lw_read_file(groups_path, &text, d);
+  if (!rc && lw_buf_append(&text, "", 1))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  char *line;
+  struct dl_group *g = NULL;
+  for (char *p = rc ? NULL : (char *)text.data; !rc && p && *p; p = line) {
+    char *nl = strchr(p, '\n');
+    line = nl ? nl + 1 : NULL;
+    if (nl)
+      *nl = 0;
+    if (!*p) {
+      g = NULL; /* end of a group */
+      continue;
+    }
+    if (!g) {
+      struct dl_group *ng = realloc(out->g, (out->n + 1) * sizeof *ng);
+      if (ng)
+        out->g = ng;
+      if (!ng || lw_strvec_push(outputs, p)) {
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+        break;
+      }
+      out->g = ng;
+      g = &out->g[out->n++];
+      memset(g, 0, sizeof *g);
+    } else if (lw_strvec_push(&g->keep, p)) {
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  lw_buf_free(&text);
+  if (!rc && !(out->triple = strdup("spirv64-unknown-unknown")))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  return rc;
 }

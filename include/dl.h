@@ -37,43 +37,6 @@ int dl_kernel_names(struct dl_module *m, struct lw_strvec *names);
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d);
 
-/* ---- split (split.c) ---------------------------------------------------- */
-
-enum dl_split_mode {
-  DL_SPLIT_OFF,
-  DL_SPLIT_PER_SOURCE,
-  DL_SPLIT_PER_KERNEL,
-  DL_SPLIT_AUTO,
-};
-
-/* One device module to be: its kernels and every global value they need. */
-struct dl_group {
-  char *id; /* split scope and feature key, for messages */
-  struct lw_strvec kernels;
-  struct lw_strvec keep; /* sorted names */
-};
-
-struct dl_split {
-  struct dl_group *g;
-  size_t n;
-  struct lw_buf bitcode;    /* the linked module, when n > 1 */
-  char *triple;
-  struct dl_module *whole;  /* the linked module itself, when n <= 1 */
-  struct lw_strvec warnings; /* one line each, for the user */
-};
-
-/* Groups the kernels of *m by `mode` and by optional features; takes the
- * module (*m becomes NULL). */
-int dl_split(struct dl_module **m, enum dl_split_mode mode,
-             struct dl_split *out, struct lw_diag *d);
-
-/* Builds group i's module; safe to call for different groups on different
- * threads. */
-int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
-                    struct lw_diag *d);
-
-void dl_split_free(struct dl_split *s);
-
 /* ---- property sets (props.c) --------------------------------------------- */
 
 /* Property value types, as the DPC++ runtime numbers them. */
@@ -108,6 +71,58 @@ void dl_props_free(struct dl_props *p);
 int dl_encode_byte_array(const void *data, size_t size, uint64_t bits,
                          struct lw_buf *out);
 
+/* ---- split (split.c) ---------------------------------------------------- */
+
+enum dl_split_mode {
+  DL_SPLIT_OFF,
+  DL_SPLIT_PER_SOURCE,
+  DL_SPLIT_PER_KERNEL,
+  DL_SPLIT_AUTO,
+};
+
+/* One device module to be: its kernels and every global value they need. */
+struct dl_group {
+  char *id; /* split scope and feature key, for messages */
+  struct lw_strvec kernels;
+  struct lw_strvec keep; /* sorted names */
+  struct dl_props props; /* the module's property sets */
+};
+
+struct dl_split {
+  struct dl_group *g;
+  size_t n;
+  struct lw_buf bitcode;    /* the linked module, when n > 1 */
+  char *triple;
+  struct dl_module *whole;  /* the linked module itself, when n <= 1 */
+  struct lw_strvec warnings; /* one line each, for the user */
+};
+
+/* Groups the kernels of *m by `mode` and by optional features and computes
+ * each group's property sets (`opt_level` gives optLevel); takes the module
+ * (*m becomes NULL). */
+int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
+             struct dl_split *out, struct lw_diag *d);
+
+/* Reads back what dl_split_write_groups wrote, for a helper process:
+ * the linked bitcode and the groups (kernels and kept names; no props). */
+int dl_split_read(const char *bitcode_path, const char *groups_path,
+                  struct dl_split *out, struct lw_strvec *outputs,
+                  struct lw_diag *d);
+
+/* Writes the groups `first`, `first + step`, ... for a helper to build and
+ * emit: one line "<output path>" then one line per kept name, an empty
+ * line after each group. */
+int dl_split_write_groups(const struct dl_split *s, size_t first, size_t step,
+                          const char *const *outputs, const char *path,
+                          struct lw_diag *d);
+
+/* Builds group i's module; safe to call for different groups on different
+ * threads. */
+int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
+                    struct lw_diag *d);
+
+void dl_split_free(struct dl_split *s);
+
 /* Textual IR of the module (malloc'd), for --save-temps. */
 char *dl_print(struct dl_module *m);
 
@@ -116,8 +131,12 @@ char *dl_print(struct dl_module *m);
 int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
                     struct dl_module **out);
 
-/* Frees the module and its context. */
+/* Frees the module and its context (one SPIR-V was emitted from is kept
+ * until dl_release: LLVM 22's SPIR-V back end needs its objects to stay). */
 void dl_module_free(struct dl_module *m);
+
+/* Frees every kept module; call when nothing will be emitted any more. */
+void dl_release(void);
 
 /* Forwards `-mllvm` style options to LLVM (once, before any job runs).
  * Returns 0, or LW_EINVAL with the first unknown option named in `d`. */

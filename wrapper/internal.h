@@ -197,6 +197,12 @@ int lw_plan_commit(struct lw_plan *p, struct lw_diag *d);
 
 void lw_plan_free(struct lw_plan *p);
 
+/* ---- emit.c ------------------------------------------------------------- */
+
+/* fatlink --fatlink-emit-spirv -O<n> LINKED.bc GROUPS: builds and emits the
+ * modules a parent fatlink split; returns the exit status. */
+int lw_emit_main(int argc, char **argv);
+
 /* ---- hostlink.c --------------------------------------------------------- */
 
 /* The host linker's argv: linker path, then the user's arguments in order

@@ -54,6 +54,8 @@ static int run_link(const struct lw_options *o, struct lw_diag *d) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--fatlink-emit-spirv") == 0)
+    return lw_emit_main(argc, argv);
   struct lw_diag d = {0};
   struct lw_options o;
   int rc = lw_options_parse(argc, argv, &o, &d);
@@ -70,6 +72,7 @@ int main(int argc, char **argv) {
     rc = dl_set_llvm_options(&o.llvm_opts, &d);
     if (!rc)
       rc = run_link(&o, &d);
+    dl_release();
   }
   lw_options_free(&o);
   if (rc) {

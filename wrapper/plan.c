@@ -59,10 +59,11 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
       struct sycl_module *m = &t->modules[k];
       if (!m->image.len)
         continue; /* a dry run */
+      const struct dl_group *gr = &t->split.g[k];
       p->sycl[p->nsycl++] = (struct wrp_sycl_image){
           m->image.data,  m->image.len,   aot_runtime_target(t->aot),
           WRP_FMT_SPIRV,  "",             "",
-          &m->kernels,    m->props.s,     m->props.n};
+          &gr->kernels,   gr->props.s,    gr->props.n};
     }
   }
   return 0;

@@ -13,14 +13,14 @@
 
 struct target;
 
-/* One SYCL device module after the split. */
+/* One SYCL device module after the split (its kernels and property sets
+ * are its group's, t->split.g[index]). */
 struct sycl_module {
   struct target *t;
   size_t index;
-  struct lw_strvec kernels;
-  struct dl_props props;
   struct lw_buf image;    /* its SPIR-V */
-  struct lw_tmp *kept;    /* --save-temps copy */
+  struct lw_tmp *spv;     /* its SPIR-V file: emitted by a helper, or the
+                             --save-temps copy */
 };
 
 struct target {
@@ -35,6 +35,8 @@ struct target {
   struct dl_split split;
   struct sycl_module *modules;
   size_t nmodules;
+  int helpers;            /* emission happens in this many helpers */
+  struct lw_tmp *linked;  /* the linked module's bitcode, for helpers */
   /* OpenMP: the linked device image */
   struct lw_buf image;
   struct lw_tmp *out_tmp;

@@ -5,6 +5,11 @@
  *                sycl-module job for each: the graph grows, and wrap waits.
  *   sycl-module  (in process, one per group, in parallel) build the group's
  *                module, compute its property sets, emit its SPIR-V.
+ *   sycl-emit    LLVM 22's SPIR-V back end cannot emit two modules at once
+ *                in one process, so with several jobs and modules the
+ *                modules are written as bitcode and emitted by helper
+ *                processes (fatlink --fatlink-emit-spirv, emit.c), one per
+ *                job slot, each taking every helpers-th module.
  * Modules keep the order of their groups, so the images are the same,
  * byte for byte and in the same order, whatever --wrapper-jobs is. */
 #include "plan.h"
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const split_names[] = {"off", "per_source", "per_kernel",
                                           "auto"};
@@ -35,41 +41,16 @@ char *lw__sycl_link_what(const struct target *t) {
   return what;
 }
 
-/* ---- sycl-module --------------------------------------------------------- */
+/* ---- sycl-module and sycl-emit ------------------------------------------- */
 
-static int module_prepare(struct lw_graph *g, struct lw_job *j,
-                          struct lw_diag *d) {
-  (void)g;
-  struct sycl_module *m = j->data;
+/* The module's SPIR-V is in m->image: keep and dump copies as asked. */
+static int store(struct sycl_module *m, int have_file, struct lw_diag *d) {
   const struct lw_options *o = m->t->plan->o;
-  if (!j->what)
-    j->what = o->dry_run
-                  ? lw_xasprintf("SPIR-V code generation for each split module "
-                                 "of %s at O%d",
-                                 m->t->triple, o->opt_level)
-                  : lw_xasprintf("SPIR-V code generation for module %zu of %s "
-                                 "(%zu kernel(s)) at O%d",
-                                 m->index, m->t->triple, m->kernels.n,
-                                 o->opt_level);
-  if (o->save_temps)
-    return lw_tmp_create("sycl-spirv64", "spv", &m->kept, d);
-  return 0;
-}
-
-static int module_run(struct lw_job *j, struct lw_diag *d) {
-  struct sycl_module *m = j->data;
-  const struct lw_options *o = m->t->plan->o;
-  struct dl_module *mod = NULL;
-  int rc = dl_split_module(&m->t->split, m->index, &mod, d);
-  if (!rc)
-    rc = dl_props_compute(mod, &m->kernels, o->opt_level, &m->props, d);
-  if (!rc)
-    rc = dl_codegen(mod, o->opt_level, DL_OBJECT, &m->image, d);
-  dl_module_free(mod);
-  if (!rc && m->image.len < 4)
+  int rc = 0;
+  if (m->image.len < 4)
     rc = lw_error(d, LW_ELLVM, "SPIR-V back end produced no module");
-  if (!rc && m->kept)
-    rc = lw__write_file(lw_tmp_path(m->kept), m->image.data, m->image.len, d);
+  if (!rc && m->spv && !have_file)
+    rc = lw__write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc && o->dump_dir) {
     const char *base = strrchr(o->output, '/');
     char *path = lw_xasprintf("%s/%s_%zu.spv", o->dump_dir,
@@ -81,8 +62,99 @@ static int module_run(struct lw_job *j, struct lw_diag *d) {
   return rc;
 }
 
+static int module_prepare(struct lw_graph *g, struct lw_job *j,
+                          struct lw_diag *d) {
+  (void)g;
+  struct sycl_module *m = j->data;
+  const struct lw_options *o = m->t->plan->o;
+  size_t nk = m->index < m->t->split.n ? m->t->split.g[m->index].kernels.n : 0;
+  if (!j->what)
+    j->what = o->dry_run
+                  ? lw_xasprintf("SPIR-V code generation for each split module "
+                                 "of %s at O%d",
+                                 m->t->triple, o->opt_level)
+                  : lw_xasprintf("SPIR-V code generation for module %zu of %s "
+                                 "(%zu kernel(s)) at O%d",
+                                 m->index, m->t->triple, nk, o->opt_level);
+  if (o->save_temps)
+    return lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
+  return 0;
+}
+
+static int module_run(struct lw_job *j, struct lw_diag *d) {
+  struct sycl_module *m = j->data;
+  struct dl_module *mod = NULL;
+  int rc = dl_split_module(&m->t->split, m->index, &mod, d);
+  if (!rc)
+    rc = dl_codegen(mod, m->t->plan->o->opt_level, DL_OBJECT, &m->image, d);
+  dl_module_free(mod);
+  return rc ? rc : store(m, 0, d);
+}
+
 static const struct lw_job_kind module_kind = {"sycl-module", module_prepare,
                                                module_run, NULL, NULL};
+
+struct emit {
+  struct target *t;
+  size_t first; /* modules first, first + helpers, ... */
+  struct lw_tmp *groups;
+};
+
+static char *self_path(void) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return NULL;
+  buf[n] = 0;
+  return strdup(buf);
+}
+
+/* A helper builds and emits modules first, first + helpers, ... from the
+ * linked bitcode; its list of groups is written here. */
+static int emit_prepare(struct lw_graph *g, struct lw_job *j,
+                        struct lw_diag *d) {
+  (void)g;
+  struct emit *e = j->data;
+  struct target *t = e->t;
+  const char **outs = calloc(t->nmodules, sizeof *outs);
+  if (!outs)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < t->nmodules; i++)
+    outs[i] = lw_tmp_path(t->modules[i].spv);
+  int rc = lw_tmp_create("sycl-groups", "txt", &e->groups, d);
+  if (!rc)
+    rc = dl_split_write_groups(&t->split, e->first, (size_t)t->helpers, outs,
+                               lw_tmp_path(e->groups), d);
+  free(outs);
+  if (rc)
+    return rc;
+  char *self = self_path();
+  if (!self || lw_strvec_push(&j->argv, self) ||
+      lw_strvec_push(&j->argv, "--fatlink-emit-spirv") ||
+      lw_strvec_pushf(&j->argv, "-O%d", t->plan->o->opt_level) ||
+      lw_strvec_push(&j->argv, lw_tmp_path(t->linked)) ||
+      lw_strvec_push(&j->argv, lw_tmp_path(e->groups)))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  free(self);
+  return rc;
+}
+
+static int emit_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
+  (void)g;
+  struct emit *e = j->data;
+  struct target *t = e->t;
+  int rc = 0;
+  for (size_t i = e->first; !rc && i < t->nmodules; i += (size_t)t->helpers) {
+    struct sycl_module *m = &t->modules[i];
+    rc = lw_read_file(lw_tmp_path(m->spv), &m->image, d);
+    if (!rc)
+      rc = store(m, 1, d);
+  }
+  return rc;
+}
+
+static const struct lw_job_kind emit_kind = {"sycl-emit", emit_prepare, NULL,
+                                             emit_done, free};
 
 /* ---- sycl-link ----------------------------------------------------------- */
 
@@ -98,7 +170,7 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
   free(in);
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)t->plan->o->split_mode,
-                  &t->split, d);
+                  t->plan->o->opt_level, &t->split, d);
   return rc;
 }
 
@@ -115,21 +187,41 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
             t->triple);
     return 0;
   }
+  const struct lw_options *o = t->plan->o;
   if (!(t->modules = calloc(n, sizeof *t->modules)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   t->nmodules = n;
   for (size_t i = 0; i < n; i++) {
-    struct sycl_module *m = &t->modules[i];
-    m->t = t;
-    m->index = i;
-    if (i < t->split.n &&
-        lw_strvec_extend_from(&m->kernels, &t->split.g[i].kernels))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    struct lw_job *mj = lw_graph_add(g, &module_kind, m, NULL, 0);
-    if (!mj || lw_graph_add_dep(g, t->plan->wrap, mj))
-      return lw_error(d, LW_ENOMEM, "out of memory");
+    t->modules[i].t = t;
+    t->modules[i].index = i;
   }
-  return 0;
+  /* With two modules and two job slots, emission moves to helpers. */
+  if (!o->dry_run && n > 1 && o->jobs > 1)
+    t->helpers = (int)(n < (size_t)o->jobs ? n : (size_t)o->jobs);
+  if (!t->helpers) {
+    for (size_t i = 0; i < n; i++) {
+      struct lw_job *mj = lw_graph_add(g, &module_kind, &t->modules[i], NULL, 0);
+      if (!mj || lw_graph_add_dep(g, t->plan->wrap, mj))
+        return lw_error(d, LW_ENOMEM, "out of memory");
+    }
+    return 0;
+  }
+  int rc = lw_tmp_create("sycl-linked", "bc", &t->linked, d);
+  if (!rc)
+    rc = lw__write_file(lw_tmp_path(t->linked), t->split.bitcode.data,
+                        t->split.bitcode.len, d);
+  for (size_t i = 0; !rc && i < n; i++)
+    rc = lw_tmp_create("sycl-spirv64", "spv", &t->modules[i].spv, d);
+  for (int h = 0; !rc && h < t->helpers; h++) {
+    struct emit *e = calloc(1, sizeof *e);
+    if (!e)
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    *e = (struct emit){t, (size_t)h, NULL};
+    struct lw_job *ej = lw_graph_add(g, &emit_kind, e, NULL, 0);
+    if (!ej || lw_graph_add_dep(g, t->plan->wrap, ej))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  return rc;
 }
 
 const struct lw_job_kind lw__sycl_link_kind = {"sycl-link", NULL, link_run,
@@ -139,11 +231,8 @@ void lw__sycl_free(struct target *t) {
   dl_module_free(t->mod);
   t->mod = NULL;
   dl_split_free(&t->split);
-  for (size_t i = 0; i < t->nmodules; i++) {
-    lw_strvec_free(&t->modules[i].kernels);
-    dl_props_free(&t->modules[i].props);
+  for (size_t i = 0; i < t->nmodules; i++)
     lw_buf_free(&t->modules[i].image);
-  }
   free(t->modules);
   t->modules = NULL;
   t->nmodules = 0;

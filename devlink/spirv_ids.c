@@ -1,0 +1,91 @@
+/* spirv_ids.c - canonical SPIR-V ids. LLVM 22's SPIR-V back end numbers ids
+ * in an order that depends on where objects happen to live in memory (seen:
+ * the same module, emitted twice, with label ids swapped), so its output is
+ * not reproducible by itself. Renumbering every id in order of first
+ * appearance makes it so: SPIRV-Tools parses the module (spvBinaryParse
+ * tells which operands are ids), and the words are rewritten in place, the
+ * header's id bound last. Instruction order is the back end's and is
+ * reproducible. */
+#include "internal.h"
+
+#include <spirv-tools/libspirv.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct remap {
+  uint32_t *words; /* the module, rewritten in place */
+  size_t pos;      /* word index of the current instruction */
+  uint32_t *map;   /* old id -> new id, 0 when not seen */
+  uint32_t bound, next;
+  int bad;
+};
+
+static spv_result_t on_header(void *ud, spv_endianness_t e, uint32_t magic,
+                              uint32_t version, uint32_t generator,
+                              uint32_t bound, uint32_t schema) {
+  struct remap *r = ud;
+  (void)magic, (void)version, (void)generator, (void)schema;
+  if (e != SPV_ENDIANNESS_LITTLE || bound == 0 || bound > (1u << 24))
+    return SPV_ERROR_INVALID_BINARY;
+  if (!(r->map = calloc(bound, sizeof *r->map)))
+    return SPV_ERROR_OUT_OF_MEMORY;
+  r->bound = bound;
+  r->next = 1;
+  r->pos = 5;
+  return SPV_SUCCESS;
+}
+
+static int is_id(spv_operand_type_t t) {
+  return t == SPV_OPERAND_TYPE_ID || t == SPV_OPERAND_TYPE_TYPE_ID ||
+         t == SPV_OPERAND_TYPE_RESULT_ID ||
+         t == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID ||
+         t == SPV_OPERAND_TYPE_SCOPE_ID;
+}
+
+static spv_result_t on_instruction(void *ud,
+                                   const spv_parsed_instruction_t *in) {
+  struct remap *r = ud;
+  for (uint16_t k = 0; k < in->num_operands; k++) {
+    const spv_parsed_operand_t *op = &in->operands[k];
+    if (!is_id(op->type))
+      continue;
+    uint32_t *w = &r->words[r->pos + op->offset];
+    if (*w >= r->bound) {
+      r->bad = 1;
+      return SPV_ERROR_INVALID_ID;
+    }
+    if (!r->map[*w])
+      r->map[*w] = r->next++;
+    *w = r->map[*w];
+  }
+  r->pos += in->num_words;
+  return SPV_SUCCESS;
+}
+
+int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
+  if (spv->len % 4 || spv->len < 20)
+    return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
+  /* Parse a copy (the parser reads it) while rewriting the original. */
+  size_t n = spv->len / 4;
+  uint32_t *copy = malloc(spv->len);
+  struct remap r = {(uint32_t *)spv->data, 0, NULL, 0, 0, 0};
+  if (!copy)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  memcpy(copy, spv->data, spv->len);
+  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_diagnostic diag = NULL;
+  spv_result_t res = spvBinaryParse(ctx, &r, copy, n, on_header,
+                                    on_instruction, &diag);
+  int rc = 0;
+  if (res != SPV_SUCCESS || r.bad)
+    rc = lw_error(d, LW_ELLVM, "SPIR-V back end wrote an unreadable module: "
+                               "%s",
+                  diag && diag->error ? diag->error : "bad id");
+  else
+    r.words[3] = r.next; /* the new bound */
+  spvDiagnosticDestroy(diag);
+  spvContextDestroy(ctx);
+  free(r.map);
+  free(copy);
+  return rc;
+}
