@@ -67,6 +67,142 @@ static void mark_source(LLVMContextRef ctx, LLVMModuleRef m, const char *name) {
   }
 }
 
+/* ---- global values by name ------------------------------------------------ */
+
+typedef int (*visit_fn)(LLVMValueRef g, void *ctx);
+
+static int each_global(LLVMModuleRef m, visit_fn fn, void *ctx) {
+  int rc = 0;
+  for (LLVMValueRef g = LLVMGetFirstFunction(m); g && !rc;
+       g = LLVMGetNextFunction(g))
+    rc = fn(g, ctx);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g && !rc;
+       g = LLVMGetNextGlobal(g))
+    rc = fn(g, ctx);
+  for (LLVMValueRef g = LLVMGetFirstGlobalAlias(m); g && !rc;
+       g = LLVMGetNextGlobalAlias(g))
+    rc = fn(g, ctx);
+  return rc;
+}
+
+static LLVMValueRef named(LLVMModuleRef m, const char *name, size_t len) {
+  LLVMValueRef v = LLVMGetNamedFunction(m, name);
+  if (!v)
+    v = LLVMGetNamedGlobal(m, name);
+  if (!v)
+    v = LLVMGetNamedGlobalAlias(m, name, len);
+  return v;
+}
+
+/* A definition that may exist only once in a link. */
+static int strong(LLVMValueRef g) {
+  return g && !LLVMIsDeclaration(g) &&
+         LLVMGetLinkage(g) == LLVMExternalLinkage;
+}
+
+/* ---- duplicate definitions ---------------------------------------------- */
+
+/* Which of the first `n` inputs (libraries aside) defines `name` strongly:
+ * asked only to word an error, so inputs are simply parsed again. */
+static const char *definer(const struct dl_input *inputs, size_t n,
+                           const char *name, size_t len) {
+  for (size_t k = 0; k < n; k++) {
+    if (inputs[k].only_needed)
+      continue;
+    LLVMContextRef ctx = LLVMContextCreate();
+    struct diag_capture cap = {{0}};
+    struct lw_diag scratch = {0};
+    LLVMModuleRef m = NULL;
+    LLVMContextSetDiagnosticHandler(ctx, on_diag, &cap);
+    int found = !parse(ctx, &inputs[k], &m, &cap, &scratch) &&
+                strong(named(m, name, len));
+    if (m)
+      LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    if (found)
+      return inputs[k].name;
+  }
+  return "an earlier input";
+}
+
+struct dup_check {
+  LLVMModuleRef dst;
+  const struct dl_input *inputs;
+  size_t i;
+  struct lw_diag *d;
+};
+
+static int check_duplicate(LLVMValueRef g, void *ctx) {
+  struct dup_check *c = ctx;
+  if (!strong(g))
+    return 0;
+  size_t len;
+  const char *name = LLVMGetValueName2(g, &len);
+  if (!strong(named(c->dst, name, len)))
+    return 0;
+  return lw_error(c->d, LW_EINVAL,
+                  "device symbol '%s' is defined in both '%s' and '%s'", name,
+                  definer(c->inputs, c->i, name, len), c->inputs[c->i].name);
+}
+
+/* ---- libraries: only what is needed --------------------------------------- */
+
+/* A library's definitions become link-once for the link, so the IR linker
+ * takes one only when the module uses it (or something taken uses it), as
+ * ld takes archive members; the taken ones get their linkage back. */
+struct lazy {
+  LLVMModuleRef dst;
+  struct lazy_def {
+    char *name;
+    size_t len;
+    LLVMLinkage linkage;
+  } *v;
+  size_t n, cap;
+};
+
+static int make_lazy(LLVMValueRef g, void *ctx) {
+  struct lazy *z = ctx;
+  LLVMLinkage l = LLVMGetLinkage(g);
+  if (LLVMIsDeclaration(g) ||
+      (l != LLVMExternalLinkage && l != LLVMWeakAnyLinkage &&
+       l != LLVMWeakODRLinkage))
+    return 0;
+  LLVMSetLinkage(g, l == LLVMWeakAnyLinkage ? LLVMLinkOnceAnyLinkage
+                                            : LLVMLinkOnceODRLinkage);
+  size_t len;
+  const char *name = LLVMGetValueName2(g, &len);
+  LLVMValueRef have = named(z->dst, name, len);
+  if (have && !LLVMIsDeclaration(have))
+    return 0; /* the module's own definition wins */
+  if (z->n == z->cap) {
+    size_t cap = z->cap ? z->cap * 2 : 64;
+    struct lazy_def *nv = realloc(z->v, cap * sizeof *nv);
+    if (!nv)
+      return LW_ENOMEM;
+    z->v = nv;
+    z->cap = cap;
+  }
+  if (!(z->v[z->n].name = strndup(name, len)))
+    return LW_ENOMEM;
+  z->v[z->n].len = len;
+  z->v[z->n++].linkage = l;
+  return 0;
+}
+
+static void restore_linkage(struct lazy *z) {
+  for (size_t i = 0; i < z->n; i++) {
+    LLVMValueRef g = named(z->dst, z->v[i].name, z->v[i].len);
+    if (g && !LLVMIsDeclaration(g))
+      LLVMSetLinkage(g, z->v[i].linkage);
+    free(z->v[i].name);
+  }
+  free(z->v);
+  z->v = NULL;
+  z->n = z->cap = 0;
+}
+
+/* ---- the link ------------------------------------------------------------ */
+
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             struct dl_module **out, struct lw_diag *d) {
   struct diag_capture cap = {{0}};
@@ -79,19 +215,34 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
   LLVMContextSetDiagnosticHandler(m->ctx, on_diag, &cap);
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
+    const struct dl_input *in = &inputs[i];
+    if (in->only_needed && !m->mod)
+      continue; /* nothing needs anything yet */
     LLVMModuleRef src;
-    if ((rc = parse(m->ctx, &inputs[i], &src, &cap, d)))
+    if ((rc = parse(m->ctx, in, &src, &cap, d)))
       break;
-    mark_source(m->ctx, src, inputs[i].name);
     if (!m->mod) {
+      mark_source(m->ctx, src, in->name);
       m->mod = src;
       LLVMSetTarget(m->mod, triple);
       continue;
     }
-    if (LLVMLinkModules2(m->mod, src))
-      rc = lw_error_path(d, LW_ELLVM, inputs[i].name,
-                         "device link failed: %s",
+    struct lazy z = {m->mod, NULL, 0, 0};
+    if (in->only_needed) {
+      rc = each_global(src, make_lazy, &z);
+      if (rc == LW_ENOMEM)
+        lw_error(d, rc, "out of memory");
+    } else {
+      mark_source(m->ctx, src, in->name);
+      struct dup_check c = {m->mod, inputs, i, d};
+      rc = each_global(src, check_duplicate, &c);
+    }
+    if (rc)
+      LLVMDisposeModule(src);
+    else if (LLVMLinkModules2(m->mod, src))
+      rc = lw_error_path(d, LW_ELLVM, in->name, "device link failed: %s",
                          cap.text[0] ? cap.text : "linker error");
+    restore_linkage(&z);
   }
   if (!rc && !m->mod)
     rc = lw_error(d, LW_EINVAL, "no device code to link for '%s'", triple);

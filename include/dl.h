@@ -12,11 +12,14 @@
 
 struct dl_module;
 
-/* One bitcode input: bytes and a name for messages. */
+/* One bitcode input: bytes and a name for messages. A library input
+ * (`only_needed`) gives only the definitions something linked before it
+ * uses, and what those use in turn. */
 struct dl_input {
   const unsigned char *data;
   size_t size;
   const char *name;
+  int only_needed;
 };
 
 enum dl_filetype { DL_OBJECT, DL_ASSEMBLY };
@@ -24,7 +27,9 @@ enum dl_filetype { DL_OBJECT, DL_ASSEMBLY };
 /* Registers LLVM's targets; call once before any thread uses devlink. */
 void dl_init(void);
 
-/* Parses every input and links them into one module for `triple`. */
+/* Parses every input and links them into one module for `triple`, in
+ * order. Two strong definitions of one name are an error naming both
+ * inputs. */
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             struct dl_module **out, struct lw_diag *d);
 

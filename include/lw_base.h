@@ -71,6 +71,8 @@ int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Appends copies of every string of `src`. */
 int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src);
+/* Appends the non-empty pieces of `s` between `sep` characters. */
+int lw_strvec_split(struct lw_strvec *sv, const char *s, char sep);
 /* Frees every string and the vector. */
 void lw_strvec_free(struct lw_strvec *sv);
 

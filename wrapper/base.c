@@ -120,6 +120,22 @@ int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src) {
   return 0;
 }
 
+int lw_strvec_split(struct lw_strvec *sv, const char *s, char sep) {
+  while (*s) {
+    const char *e = strchr(s, sep);
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n) {
+      char *piece = strndup(s, n);
+      int rc = piece ? lw_strvec_push(sv, piece) : LW_ENOMEM;
+      free(piece);
+      if (rc)
+        return rc;
+    }
+    s += n + (e != NULL);
+  }
+  return 0;
+}
+
 void lw_strvec_free(struct lw_strvec *sv) {
   for (size_t i = 0; i < sv->n; i++)
     free(sv->v[i]);

@@ -19,6 +19,8 @@ struct lw_options {
   int opt_level;           /* --opt-level=O<n>, default 2 */
   int split_mode;          /* enum dl_split_mode, default auto */
   const char *dump_dir;    /* --sycl-dump-device-code= */
+  struct lw_strvec device_libs; /* --sycl-device-libraries=, in order */
+  const char *device_lib_dir;   /* --sycl-device-library-location= */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */

@@ -71,9 +71,9 @@ static const struct opt table[] = {
     {"--version", FLAG, O_VERSION, 0, "print the version"},
     {"-v", FLAG, O_V, 0,
      "print the version, then link verbosely (also passed to the linker)"},
-    {"--sycl-device-libraries=", JOINED, O_SYCL_DEVLIBS, 1,
+    {"--sycl-device-libraries=", JOINED, O_SYCL_DEVLIBS, 0,
      "<a,b,...>: SYCL device libraries to link only-needed"},
-    {"--sycl-device-library-location=", JOINED, O_SYCL_DEVLIB_LOC, 1,
+    {"--sycl-device-library-location=", JOINED, O_SYCL_DEVLIB_LOC, 0,
      "<dir>: where the SYCL device libraries are"},
     {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 0,
      "<opts>: SYCL post-link options (-split=kernel|source|auto|off, ...)"},
@@ -180,10 +180,10 @@ static int parse_post_link(struct lw_options *o, const char *v,
   static const char *const always[] = {
       "-symbols", "-properties", "-emit-param-info", "-emit-program-metadata",
       "-emit-kernel-names", "-O0", "-O1", "-O2", "-O3"};
-  char *copy = strdup(v), *save = NULL;
-  int rc = copy ? 0 : LW_ENOMEM;
-  for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w && !rc;
-       w = strtok_r(NULL, " ", &save)) {
+  struct lw_strvec words = {0};
+  int rc = lw_strvec_split(&words, v, ' ');
+  for (size_t i = 0; !rc && i < words.n; i++) {
+    const char *w = words.v[i];
     if (strncmp(w, "-split=", 7) == 0) {
       rc = parse_split(o, w + 7, "-split", d);
       continue;
@@ -196,7 +196,7 @@ static int parse_post_link(struct lw_options *o, const char *v,
       rc = lw_error(d, LW_ENOTSUP,
                     "sycl-post-link option '%s' is not supported yet", w);
   }
-  free(copy);
+  lw_strvec_free(&words);
   return rc;
 }
 
@@ -220,15 +220,8 @@ static int parse_one(struct lw_options *o, const struct lw_strvec *args,
     int rc = 0;
     if (t->id == O_XLINKER)
       rc = lw_strvec_push(&pieces, value);
-    else {
-      char *copy = strdup(value), *save = NULL;
-      if (!copy)
-        rc = LW_ENOMEM;
-      for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p && !rc;
-           p = strtok_r(NULL, ",", &save))
-        rc = lw_strvec_push(&pieces, p);
-      free(copy);
-    }
+    else
+      rc = lw_strvec_split(&pieces, value, ',');
     for (size_t k = 0; !rc && k < pieces.n; k++)
       rc = parse_one(o, &pieces, &k, nested + 1, d);
     lw_strvec_free(&pieces);
@@ -283,6 +276,13 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return parse_split(o, v, "--sycl-module-split-mode", d);
   case O_SYCL_POST_LINK:
     return parse_post_link(o, v, d);
+  case O_SYCL_DEVLIBS:
+    return lw_strvec_split(&o->device_libs, v, ',');
+  case O_SYCL_DEVLIB_LOC:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->device_lib_dir = o->storage.v[o->storage.n - 1];
+    break;
   case O_DUMP:
     if (lw_strvec_push(&o->storage, v))
       return LW_ENOMEM;
@@ -331,5 +331,6 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->llvm_opts);
   lw_strvec_free(&o->device_linker_args);
   lw_strvec_free(&o->device_compiler_args);
+  lw_strvec_free(&o->device_libs);
   lw_strvec_free(&o->storage);
 }

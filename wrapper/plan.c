@@ -208,6 +208,13 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     t->imgs = ni;
     t->imgs[t->nimgs++] = img;
   }
+  for (size_t i = 0; i < p->n; i++)
+    if (p->t[i].kind == EX_OFK_SYCL) {
+      int rc = lw__sycl_load_libs(p, d);
+      if (rc)
+        return rc;
+      break;
+    }
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -254,6 +261,7 @@ void lw_plan_free(struct lw_plan *p) {
   for (size_t i = 0; i < p->n; i++)
     free(p->t[i].imgs);
   free(p->t);
+  lw__sycl_free_libs(p);
   free(p->sycl);
   free(p->omp);
   free(p->wrapped_ir);

@@ -53,6 +53,12 @@ struct lw_plan {
   struct wrp_sycl_image *sycl;
   struct wrp_omp_image *omp;
   size_t nsycl, nomp;
+  /* SYCL device libraries, read once for every SYCL target. */
+  struct dl_input *libs;
+  size_t nlibs;
+  struct ex_set lib_images; /* images of fat-object libraries */
+  struct lw_buf *lib_bitcode; /* plain bitcode libraries, one per lib */
+  struct lw_strvec lib_paths; /* the paths the inputs are named by */
 };
 
 /* The first job of a target's chain (SYCL: link and split; OpenMP: device
@@ -62,6 +68,10 @@ extern const struct lw_job_kind lw__omp_link_kind;
 
 /* What a SYCL target's first job is described as (malloc'd). */
 char *lw__sycl_link_what(const struct target *t);
+
+/* Finds and reads the SYCL device libraries (--sycl-device-libraries=). */
+int lw__sycl_load_libs(struct lw_plan *p, struct lw_diag *d);
+void lw__sycl_free_libs(struct lw_plan *p);
 
 /* Releases what a SYCL target holds. */
 void lw__sycl_free(struct target *t);

@@ -32,9 +32,12 @@ char *lw__sycl_link_what(const struct target *t) {
   }
   char *what = rc || lw_buf_append(&names, "", 1)
                    ? NULL
-                   : lw_xasprintf("link %zu bitcode image(s) for %s and split "
-                                  "(%s): %s",
+                   : lw_xasprintf("link %zu bitcode image(s) for %s%s and "
+                                  "split (%s): %s",
                                   t->nimgs, t->triple,
+                                  t->plan->nlibs ? ", then device libraries "
+                                                   "only-needed,"
+                                                 : "",
                                   split_names[t->plan->o->split_mode],
                                   (char *)names.data);
   lw_buf_free(&names);
@@ -158,15 +161,102 @@ static const struct lw_job_kind emit_kind = {"sycl-emit", emit_prepare, NULL,
 
 /* ---- sycl-link ----------------------------------------------------------- */
 
+/* ---- device libraries ------------------------------------------------------ */
+
+static int add_lib(struct lw_plan *p, const unsigned char *data, size_t size,
+                   const char *name, struct lw_diag *d) {
+  struct dl_input *nl = realloc(p->libs, (p->nlibs + 1) * sizeof *nl);
+  if (!nl)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  p->libs = nl;
+  p->libs[p->nlibs++] = (struct dl_input){data, size, name, 1};
+  return 0;
+}
+
+/* A library is plain device bitcode, or a fat object (or archive) whose SYCL
+ * bitcode images are the library. */
+static int load_lib(struct lw_plan *p, const char *path, struct lw_buf *bc,
+                    struct lw_diag *d) {
+  static const unsigned char magic[4] = {'B', 'C', 0xc0, 0xde};
+  static const unsigned char wrapper[4] = {0xde, 0xc0, 0x17, 0x0b};
+  size_t before = p->lib_images.n;
+  int rc = lw_read_file(path, bc, d);
+  if (rc)
+    return rc;
+  if (bc->len >= 4 && (memcmp(bc->data, magic, 4) == 0 ||
+                       memcmp(bc->data, wrapper, 4) == 0))
+    return add_lib(p, bc->data, bc->len, path, d);
+  lw_buf_free(bc);
+  if ((rc = ex_scan_file(&p->lib_images, path, d)))
+    return rc;
+  size_t found = 0;
+  for (size_t i = before; i < p->lib_images.n; i++) {
+    const struct ex_image *img = &p->lib_images.images[i];
+    if (img->offload_kind != EX_OFK_SYCL || img->image_kind != EX_IMG_BITCODE)
+      continue;
+    if ((rc = add_lib(p, img->data, img->size, img->origin, d)))
+      return rc;
+    found++;
+  }
+  if (!found)
+    return lw_error_path(d, LW_EFORMAT, path,
+                         "SYCL device library holds no SYCL device bitcode");
+  return 0;
+}
+
+int lw__sycl_load_libs(struct lw_plan *p, struct lw_diag *d) {
+  const struct lw_options *o = p->o;
+  size_t n = o->device_libs.n;
+  if (!n)
+    return 0;
+  p->lib_bitcode = calloc(n, sizeof *p->lib_bitcode);
+  if (!p->lib_bitcode)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  int rc = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    const char *name = o->device_libs.v[i];
+    char *path = o->device_lib_dir && name[0] != '/'
+                     ? lw_xasprintf("%s/%s", o->device_lib_dir, name)
+                     : strdup(name);
+    if (!path || lw_strvec_push(&p->lib_paths, path))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    free(path);
+    if (rc)
+      break;
+    path = p->lib_paths.v[p->lib_paths.n - 1];
+    if (access(path, R_OK) != 0)
+      rc = lw_error_path(d, LW_EIO, path, "SYCL device library not found%s",
+                         o->device_lib_dir
+                             ? ""
+                             : " (no --sycl-device-library-location= given)");
+    else
+      rc = load_lib(p, path, &p->lib_bitcode[i], d);
+  }
+  return rc;
+}
+
+void lw__sycl_free_libs(struct lw_plan *p) {
+  for (size_t i = 0; p->lib_bitcode && i < p->o->device_libs.n; i++)
+    lw_buf_free(&p->lib_bitcode[i]);
+  free(p->lib_bitcode);
+  free(p->libs);
+  ex_set_free(&p->lib_images);
+  lw_strvec_free(&p->lib_paths);
+}
+
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
-  struct dl_input *in = calloc(t->nimgs, sizeof *in);
+  const struct lw_plan *p = t->plan;
+  struct dl_input *in = calloc(t->nimgs + p->nlibs, sizeof *in);
   if (!in)
     return lw_error(d, LW_ENOMEM, "out of memory");
   for (size_t i = 0; i < t->nimgs; i++)
     in[i] = (struct dl_input){t->imgs[i]->data, t->imgs[i]->size,
-                              t->imgs[i]->origin};
-  int rc = dl_link(in, t->nimgs, "spirv64-unknown-unknown", &t->mod, d);
+                              t->imgs[i]->origin, 0};
+  if (p->nlibs)
+    memcpy(in + t->nimgs, p->libs, p->nlibs * sizeof *in);
+  int rc = dl_link(in, t->nimgs + p->nlibs, "spirv64-unknown-unknown",
+                   &t->mod, d);
   free(in);
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)t->plan->o->split_mode,
