@@ -202,13 +202,12 @@ static const char *kv_get(const struct lw_strvec *kv, const char *key) {
 
 static int parse_image(const char *spec, struct image_spec *im,
                        struct lw_diag *d) {
-  char *copy = strdup(spec), *save = NULL;
-  if (!copy)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  int rc = 0;
-  for (char *p = strtok_r(copy, ",", &save); p && !rc;
-       p = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(p, '=');
+  struct lw_strvec pieces = {0};
+  int rc = lw_strvec_split(&pieces, spec, ',') ? LW_ENOMEM : 0;
+  if (rc)
+    lw_error(d, rc, "out of memory");
+  for (size_t i = 0; !rc && i < pieces.n; i++) {
+    char *p = pieces.v[i], *eq = strchr(p, '=');
     if (!eq || eq == p)
       rc = lw_error(d, LW_EINVAL, "--image: '%s' is not key=value", p);
     else {
@@ -217,7 +216,7 @@ static int parse_image(const char *spec, struct image_spec *im,
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
-  free(copy);
+  lw_strvec_free(&pieces);
   if (rc)
     return rc;
   im->file = kv_get(&im->kv, "file");
