@@ -5,6 +5,7 @@
  * context are captured so a failure is one line naming the input. */
 #include "internal.h"
 
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
 #include <pthread.h>
@@ -266,6 +267,13 @@ int dl_kernel_names(struct dl_module *m, struct lw_strvec *names) {
     if (lw_strvec_push(names, name))
       return LW_ENOMEM;
   }
+  return 0;
+}
+
+int dl_write_bitcode(struct dl_module *m, const char *path,
+                     struct lw_diag *d) {
+  if (LLVMWriteBitcodeToFile(m->mod, path))
+    return lw_error_path(d, LW_EIO, path, "cannot write bitcode");
   return 0;
 }
 

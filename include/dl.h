@@ -128,6 +128,9 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
 
 void dl_split_free(struct dl_split *s);
 
+/* Writes the module's bitcode to `path`. */
+int dl_write_bitcode(struct dl_module *m, const char *path, struct lw_diag *d);
+
 /* Textual IR of the module (malloc'd), for --save-temps. */
 char *dl_print(struct dl_module *m);
 

@@ -256,8 +256,9 @@ static void proc_closed(uv_handle_t *h) {
                     line[0] ? ": " : "", line);
     else
       lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0],
-                    "failed with exit code %d%s%s", j->exit_status,
-                    line[0] ? ": " : "", line);
+                    "failed with exit code %d%s%s%s%s", j->exit_status,
+                    line[0] ? ": " : "", line, j->hint ? " - " : "",
+                    j->hint ? j->hint : "");
     j->diag.exit_status = j->exit_status;
     rc = LW_ETOOL;
   }

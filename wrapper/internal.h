@@ -21,6 +21,8 @@ struct lw_options {
   const char *dump_dir;    /* --sycl-dump-device-code= */
   struct lw_strvec device_libs; /* --sycl-device-libraries=, in order */
   const char *device_lib_dir;   /* --sycl-device-library-location= */
+  const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
+  struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
@@ -134,6 +136,7 @@ struct lw_job {
   char *what;              /* one-line description of an in-process step */
   struct lw_strvec argv;   /* set by prepare for a tool job */
   int inherit_stdio;       /* tool writes straight to our stdout/stderr */
+  const char *hint;        /* added to a tool's failure message */
   int exit_status;         /* tool's status (128+sig for a signal) */
   struct lw_buf out;       /* captured stdout+stderr of a tool */
   /* scheduler state */

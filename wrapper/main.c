@@ -69,6 +69,9 @@ int main(int argc, char **argv) {
   if (linking) {
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);
     dl_init();
+    if (o.llvm_spirv_opts.n && !o.llvm_spirv)
+      fprintf(stderr, "fatlink: warning: --llvm-spirv-options has no effect "
+                      "without --spirv-translator=llvm-spirv\n");
     rc = dl_set_llvm_options(&o.llvm_opts, &d);
     if (!rc)
       rc = run_link(&o, &d);

@@ -24,7 +24,7 @@ enum id {
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
   O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
-  O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP,
+  O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
 };
 
 struct opt {
@@ -81,8 +81,11 @@ static const struct opt table[] = {
      "per_kernel|per_source|auto|off: SYCL device code split (auto)"},
     {"--sycl-dump-device-code=", JOINED, O_DUMP, 0,
      "<dir>: also write every SPIR-V module to <dir>"},
-    {"--llvm-spirv-options=", JOINED, O_LLVM_SPIRV, 1,
-     "<opts>: options of an external llvm-spirv"},
+    {"--spirv-translator=", JOINED, O_SPIRV_TRANSLATOR, 0,
+     "backend|llvm-spirv[=<path>]: make SPIR-V with LLVM's back end in "
+     "process (default) or with an external llvm-spirv"},
+    {"--llvm-spirv-options=", JOINED, O_LLVM_SPIRV, 0,
+     "<opts>: options for the external llvm-spirv, passed verbatim"},
     {"--gpu-tool-arg=", JOINED, O_GPU_TOOL, 1,
      "<args>: options of the GPU AOT compiler (ocloc)"},
     {"--gen-tool-arg=", JOINED, O_GPU_TOOL, 1, "same as --gpu-tool-arg"},
@@ -283,6 +286,22 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
       return LW_ENOMEM;
     o->device_lib_dir = o->storage.v[o->storage.n - 1];
     break;
+  case O_SPIRV_TRANSLATOR:
+    if (strcmp(v, "backend") == 0) {
+      o->llvm_spirv = NULL;
+      break;
+    }
+    if (strncmp(v, "llvm-spirv", 10) != 0 || (v[10] && (v[10] != '=' || !v[11])))
+      return lw_error(d, LW_EINVAL,
+                      "invalid --spirv-translator value '%s' (expected "
+                      "backend, llvm-spirv or llvm-spirv=<path>)",
+                      v);
+    if (lw_strvec_push(&o->storage, v[10] ? v + 11 : v))
+      return LW_ENOMEM;
+    o->llvm_spirv = o->storage.v[o->storage.n - 1];
+    break;
+  case O_LLVM_SPIRV:
+    return lw_strvec_split(&o->llvm_spirv_opts, v, ' ');
   case O_DUMP:
     if (lw_strvec_push(&o->storage, v))
       return LW_ENOMEM;
@@ -332,5 +351,6 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->device_linker_args);
   lw_strvec_free(&o->device_compiler_args);
   lw_strvec_free(&o->device_libs);
+  lw_strvec_free(&o->llvm_spirv_opts);
   lw_strvec_free(&o->storage);
 }

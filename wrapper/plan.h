@@ -19,8 +19,9 @@ struct sycl_module {
   struct target *t;
   size_t index;
   struct lw_buf image;    /* its SPIR-V */
-  struct lw_tmp *spv;     /* its SPIR-V file: emitted by a helper, or the
-                             --save-temps copy */
+  struct lw_tmp *spv;     /* its SPIR-V file: emitted by a helper or by
+                             llvm-spirv, or the --save-temps copy */
+  struct lw_tmp *bc;      /* its bitcode, for an external llvm-spirv */
 };
 
 struct target {

@@ -14,10 +14,14 @@
  * byte for byte and in the same order, whatever --wrapper-jobs is. */
 #include "plan.h"
 
+#include <llvm/Config/llvm-config.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define LW_STR2(x) #x
+#define LW_STR(x) LW_STR2(x)
 
 static const char *const split_names[] = {"off", "per_source", "per_kernel",
                                           "auto"};
@@ -71,14 +75,18 @@ static int module_prepare(struct lw_graph *g, struct lw_job *j,
   struct sycl_module *m = j->data;
   const struct lw_options *o = m->t->plan->o;
   size_t nk = m->index < m->t->split.n ? m->t->split.g[m->index].kernels.n : 0;
+  const char *step = o->llvm_spirv ? "bitcode for llvm-spirv"
+                                    : "SPIR-V code generation";
   if (!j->what)
     j->what = o->dry_run
-                  ? lw_xasprintf("SPIR-V code generation for each split module "
-                                 "of %s at O%d",
+                  ? lw_xasprintf("%s for each split module of %s at O%d", step,
                                  m->t->triple, o->opt_level)
-                  : lw_xasprintf("SPIR-V code generation for module %zu of %s "
-                                 "(%zu kernel(s)) at O%d",
-                                 m->index, m->t->triple, nk, o->opt_level);
+                  : lw_xasprintf("%s for module %zu of %s (%zu kernel(s)) at "
+                                 "O%d",
+                                 step, m->index, m->t->triple, nk,
+                                 o->opt_level);
+  if (o->llvm_spirv)
+    return lw_tmp_create("sycl-module", "bc", &m->bc, d);
   if (o->save_temps)
     return lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
   return 0;
@@ -86,16 +94,66 @@ static int module_prepare(struct lw_graph *g, struct lw_job *j,
 
 static int module_run(struct lw_job *j, struct lw_diag *d) {
   struct sycl_module *m = j->data;
+  const struct lw_options *o = m->t->plan->o;
   struct dl_module *mod = NULL;
   int rc = dl_split_module(&m->t->split, m->index, &mod, d);
-  if (!rc)
-    rc = dl_codegen(mod, m->t->plan->o->opt_level, DL_OBJECT, &m->image, d);
+  if (!rc && m->bc)
+    rc = dl_write_bitcode(mod, lw_tmp_path(m->bc), d);
+  else if (!rc)
+    rc = dl_codegen(mod, o->opt_level, DL_OBJECT, &m->image, d);
   dl_module_free(mod);
-  return rc ? rc : store(m, 0, d);
+  return rc || m->bc ? rc : store(m, 0, d);
+}
+
+/* ---- llvm-spirv: an external translator for each module's bitcode --------- */
+
+static int translate_prepare(struct lw_graph *g, struct lw_job *j,
+                             struct lw_diag *d) {
+  (void)g;
+  struct sycl_module *m = j->data;
+  const struct lw_options *o = m->t->plan->o;
+  int rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
+  if (rc)
+    return rc;
+  j->hint = "llvm-spirv must be built for LLVM " LW_STR(LLVM_VERSION_MAJOR)
+            " to read fatlink's bitcode (the default --spirv-translator="
+            "backend needs no llvm-spirv)";
+  if (lw_strvec_push(&j->argv, o->llvm_spirv) ||
+      lw_strvec_extend_from(&j->argv, &o->llvm_spirv_opts) ||
+      lw_strvec_push(&j->argv, lw_tmp_path(m->bc)) ||
+      lw_strvec_push(&j->argv, "-o") ||
+      lw_strvec_push(&j->argv, lw_tmp_path(m->spv)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+static int translate_done(struct lw_graph *g, struct lw_job *j,
+                          struct lw_diag *d) {
+  (void)g;
+  struct sycl_module *m = j->data;
+  if (m->t->plan->o->dry_run)
+    return 0;
+  int rc = lw_read_file(lw_tmp_path(m->spv), &m->image, d);
+  return rc ? rc : store(m, 1, d);
+}
+
+static const struct lw_job_kind translate_kind = {
+    "llvm-spirv", translate_prepare, NULL, translate_done, NULL};
+
+/* With llvm-spirv, the module's bitcode goes to a translator job. */
+static int module_done(struct lw_graph *g, struct lw_job *j,
+                       struct lw_diag *d) {
+  struct sycl_module *m = j->data;
+  if (!m->bc)
+    return 0;
+  struct lw_job *tj = lw_graph_add(g, &translate_kind, m, NULL, 0);
+  if (!tj || lw_graph_add_dep(g, m->t->plan->wrap, tj))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
 }
 
 static const struct lw_job_kind module_kind = {"sycl-module", module_prepare,
-                                               module_run, NULL, NULL};
+                                               module_run, module_done, NULL};
 
 struct emit {
   struct target *t;
@@ -286,7 +344,7 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
     t->modules[i].index = i;
   }
   /* With two modules and two job slots, emission moves to helpers. */
-  if (!o->dry_run && n > 1 && o->jobs > 1)
+  if (!o->dry_run && !o->llvm_spirv && n > 1 && o->jobs > 1)
     t->helpers = (int)(n < (size_t)o->jobs ? n : (size_t)o->jobs);
   if (!t->helpers) {
     for (size_t i = 0; i < n; i++) {
