@@ -15,6 +15,7 @@ struct lw_options {
   const char *linker_path;
   const char *output; /* -o value, or "a.out" */
   int jobs;           /* --wrapper-jobs, default: online cores */
+  int sycl_jobs;      /* --parallel-link-sycl=, 0: as many as jobs */
   int dry_run, save_temps, verbose, print_wrapped, time_trace;
   int opt_level;           /* --opt-level=O<n>, default 2 */
   int split_mode;          /* enum dl_split_mode, default auto */

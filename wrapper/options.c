@@ -95,10 +95,11 @@ static const struct opt table[] = {
      "<args>: options of the FPGA AOT compiler (aoc)"},
     {"--fpga-link-type=", JOINED, O_FPGA_LINK, 1,
      "early|image: FPGA archive link"},
-    {"--parallel-link-sycl=", JOINED, O_PARALLEL_LINK, 1,
-     "<n>: parallel jobs for SYCL split modules"},
-    {"--parallel-link-sycl", FLAG, O_PARALLEL_LINK, 1,
-     "link and split SYCL targets in parallel"},
+    {"--parallel-link-sycl=", JOINED, O_PARALLEL_LINK, 0,
+     "<n>: make the SYCL split modules' SPIR-V <n> at a time, within "
+     "--wrapper-jobs (default: --wrapper-jobs)"},
+    {"--parallel-link-sycl", FLAG, O_PARALLEL_LINK, 0,
+     "link and split independent device targets in parallel (always done)"},
     {"-Wl,", JOINED, O_WL, 0,
      "<a,b,...>: arguments that are wrapper options or the linker's"},
     {"-Xlinker", SEPARATE, O_XLINKER, 0,
@@ -141,12 +142,13 @@ static const struct opt *lookup(const char *arg, const char **value) {
   return NULL;
 }
 
-static int parse_jobs(const char *v, int *out, struct lw_diag *d) {
+static int parse_jobs(const char *v, const char *opt, int *out,
+                      struct lw_diag *d) {
   char *end;
   long n = strtol(v, &end, 10);
   if (*v == 0 || *end || n < 1 || n > 1024)
-    return lw_error(d, LW_EINVAL,
-                    "invalid --wrapper-jobs value '%s' (expected 1-1024)", v);
+    return lw_error(d, LW_EINVAL, "invalid %s value '%s' (expected 1-1024)",
+                    opt, v);
   *out = (int)n;
   return 0;
 }
@@ -255,7 +257,10 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_strvec_push(&o->device_linker_args, v) ? LW_ENOMEM : 0;
   case O_DEVICE_COMPILER:
     return lw_strvec_push(&o->device_compiler_args, v) ? LW_ENOMEM : 0;
-  case O_JOBS: return parse_jobs(v, &o->jobs, d);
+  case O_JOBS: return parse_jobs(v, "--wrapper-jobs", &o->jobs, d);
+  case O_PARALLEL_LINK:
+    /* The flag asks for what is always done: targets link in parallel. */
+    return v ? parse_jobs(v, "--parallel-link-sycl", &o->sycl_jobs, d) : 0;
   case O_DRY_RUN: o->dry_run = 1; break;
   case O_SAVE_TEMPS: o->save_temps = 1; break;
   case O_VERBOSE: o->verbose = 1; break;

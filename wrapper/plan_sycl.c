@@ -344,8 +344,9 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
     t->modules[i].index = i;
   }
   /* With two modules and two job slots, emission moves to helpers. */
-  if (!o->dry_run && !o->llvm_spirv && n > 1 && o->jobs > 1)
-    t->helpers = (int)(n < (size_t)o->jobs ? n : (size_t)o->jobs);
+  int slots = o->sycl_jobs && o->sycl_jobs < o->jobs ? o->sycl_jobs : o->jobs;
+  if (!o->dry_run && !o->llvm_spirv && n > 1 && slots > 1)
+    t->helpers = (int)(n < (size_t)slots ? n : (size_t)slots);
   if (!t->helpers) {
     for (size_t i = 0; i < n; i++) {
       struct lw_job *mj = lw_graph_add(g, &module_kind, &t->modules[i], NULL, 0);
