@@ -29,3 +29,6 @@ find_package(OpenCL REQUIRED)
 set(FATLINK_CLANG "${LLVM_TOOLS_BINARY_DIR}/clang" CACHE FILEPATH
     "clang used for OpenMP device links")
 set(FATLINK_LLVM_BIN "${LLVM_TOOLS_BINARY_DIR}")
+# The objcopy that makes a relocatable link's output private (-r).
+set(FATLINK_OBJCOPY "${LLVM_TOOLS_BINARY_DIR}/llvm-objcopy" CACHE FILEPATH
+    "llvm-objcopy used after a relocatable link")

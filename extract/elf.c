@@ -5,8 +5,9 @@
  *     any other type, hold OffloadBinary blobs (several per section);
  *   - sections named __CLANG_OFFLOAD_BUNDLE__<id> hold one bundle entry
  *     each (clang-offload-bundler -type=o).
- * Images found in executables and shared objects are marked `linked`: their
- * device code was registered by their own wrapper already. */
+ * Images found in executables and shared objects, and in the section
+ * .llvm.offloading.relocatable of a relocatable link's output, are marked
+ * `linked`: their device code was registered by their own wrapper already. */
 #include "internal.h"
 
 #include <gelf.h>
@@ -42,8 +43,14 @@ static int scan_section(struct ex_set *set, const unsigned char *buf,
                          "file",
                          name ? name : "?");
   const unsigned char *p = buf + sh->sh_offset;
-  if (offloading)
-    return ex_parse_offload_binaries(set, p, sh->sh_size, origin, d);
+  if (offloading) {
+    size_t first = set->n;
+    int rc = ex_parse_offload_binaries(set, p, sh->sh_size, origin, d);
+    if (!rc && name && strcmp(name, ".llvm.offloading.relocatable") == 0)
+      for (size_t i = first; i < set->n; i++)
+        set->images[i].linked = 1;
+    return rc;
+  }
   const char *id = name + sizeof bundle_prefix - 1;
   return ex__add_bundle_entry(set, id, strlen(id), p, sh->sh_size, 0, origin,
                               "bundle section", d);

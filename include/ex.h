@@ -49,7 +49,8 @@ struct ex_image {
   size_t size;
   char *origin; /* owned: "file" or "archive(member)" */
   const char *format; /* container: "offload binary", "bundle", ... */
-  int linked;         /* found in an ELF executable or shared object */
+  int linked; /* registered already: in an ELF executable or shared object,
+                 or a relocatable link's .llvm.offloading.relocatable */
 };
 
 struct ex_set {

@@ -35,6 +35,7 @@ struct wrp_request {
   size_t nsycl;
   const struct wrp_omp_image *omp;
   size_t nomp;
+  int relocatable; /* -r: images in a section the output keeps */
 };
 
 /* Builds the registration module for every image of `req`. */

@@ -49,6 +49,6 @@ void wrp__add_xtor(struct wrp__ir *ir, int dtor, LLVMValueRef fn,
 int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
               struct lw_diag *d);
 int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
-                size_t n, struct lw_diag *d);
+                size_t n, int relocatable, struct lw_diag *d);
 
 #endif

@@ -127,7 +127,7 @@ int wrp_build(const struct wrp_request *req, struct dl_module **out,
   if (req->nsycl)
     rc = wrp__sycl(&ir, req->sycl, req->nsycl, d);
   if (!rc && req->nomp)
-    rc = wrp__openmp(&ir, req->omp, req->nomp, d);
+    rc = wrp__openmp(&ir, req->omp, req->nomp, req->relocatable, d);
   if (!rc)
     finish_xtors(&ir);
   if (rc) {

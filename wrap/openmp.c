@@ -1,6 +1,7 @@
 /* openmp.c - the libomptarget ABI of LLVM 22: each linked device image is
  * embedded as a version-1 OffloadBinary in section .llvm.offloading (so
- * binary tools can still read it), and a descriptor
+ * binary tools can still read it; .llvm.offloading.relocatable in a -r link,
+ * whose .llvm.offloading is removed afterwards), and a descriptor
  *   { i32 NumDeviceImages, DeviceImages*, HostEntriesBegin, HostEntriesEnd }
  * lists images { ImageStart, ImageEnd, EntriesBegin, EntriesEnd } whose
  * start/end point at the image inside the OffloadBinary. Host entries are the
@@ -24,7 +25,7 @@ static LLVMValueRef entries_bound(struct wrp__ir *ir, LLVMTypeRef arr_ty,
 }
 
 int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
-                size_t n, struct lw_diag *d) {
+                size_t n, int relocatable, struct lw_diag *d) {
   LLVMTypeRef arr0 = LLVMArrayType2(ir->entry_ty, 0);
   LLVMValueRef eb = entries_bound(ir, arr0, "__start_llvm_offload_entries");
   LLVMValueRef ee = entries_bound(ir, arr0, "__stop_llvm_offload_entries");
@@ -63,7 +64,10 @@ int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
     if (ex_write_offload_binary(&wi, &blob, &img_off))
       return lw_error(d, LW_ENOMEM, "out of memory");
     LLVMValueRef g = wrp__bytes(ir, ".omp_offloading.device_image",
-                                blob.data, blob.len, 0, ".llvm.offloading", 8);
+                                blob.data, blob.len, 0,
+                                relocatable ? ".llvm.offloading.relocatable"
+                                            : ".llvm.offloading",
+                                8);
     lw_buf_free(&blob);
     LLVMValueRef f[4] = {wrp__gep(ir, g, img_off),
                          wrp__gep(ir, g, img_off + imgs[i].size), eb, ee};

@@ -17,6 +17,7 @@ struct lw_options {
   int jobs;           /* --wrapper-jobs, default: online cores */
   int sycl_jobs;      /* --parallel-link-sycl=, 0: as many as jobs */
   int dry_run, save_temps, verbose, print_wrapped, time_trace;
+  int relocatable;         /* -r: the output is an object for a later link */
   int opt_level;           /* --opt-level=O<n>, default 2 */
   int split_mode;          /* enum dl_split_mode, default auto */
   const char *dump_dir;    /* --sycl-dump-device-code= */

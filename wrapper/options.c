@@ -56,9 +56,10 @@ static const struct opt table[] = {
      "print the registration module's IR to stderr"},
     {"--override-image=", JOINED, O_OVERRIDE_IMAGE, 1,
      "<kind>=<file>: use <file> as the image for <kind>"},
-    {"--relocatable", FLAG, O_RELOCATABLE, 1,
-     "relocatable link keeping device code for a later link"},
-    {"-r", FLAG, O_RELOCATABLE, 1, "same as --relocatable"},
+    {"--relocatable", FLAG, O_RELOCATABLE, 0,
+     "relocatable link: device code linked and registered in the output, "
+     "its sections made private to it (as upstream)"},
+    {"-r", FLAG, O_RELOCATABLE, 0, "same as --relocatable"},
     {"--opt-level=", JOINED, O_OPT_LEVEL, 0,
      "O0|O1|O2|O3: optimisation level of device code generation"},
     {"-mllvm", SEPARATE, O_MLLVM, 0, "<arg>: pass <arg> to LLVM"},
@@ -275,6 +276,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_OFFLOAD_OPT:
     return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
   case O_TIME_TRACE: o->time_trace = 1; break;
+  case O_RELOCATABLE:
+    o->relocatable = 1;
+    return lw_strvec_push(&o->linker_args, "-r") ? LW_ENOMEM : 0;
   case O_HELP: o->help = 1; break;
   case O_VERSION: o->version = 1; break;
   case O_V:

@@ -72,7 +72,7 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
 static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   struct lw_plan *p = j->data;
   struct wrp_request req = {p->o->host_triple, p->sycl, p->nsycl, p->omp,
-                            p->nomp};
+                            p->nomp, p->o->relocatable};
   struct dl_module *m;
   int rc = wrp_build(&req, &m, d);
   if (rc)
@@ -119,6 +119,49 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
 static const struct lw_job_kind host_link_kind = {"host-link",
                                                   host_link_prepare, NULL,
                                                   NULL, NULL};
+
+/* A relocatable link's output is an object for a later link: its device
+ * code is already linked and registered, so the embedded device code goes
+ * and its offload entries move to a section of its own (named by a hash of
+ * the output, so two such objects do not mix), as upstream does. */
+#ifndef LW_OBJCOPY
+#define LW_OBJCOPY "llvm-objcopy"
+#endif
+
+static int relocate_prepare(struct lw_graph *g, struct lw_job *j,
+                            struct lw_diag *d) {
+  (void)g;
+  struct lw_plan *p = j->data;
+  const char *out = lw_tmp_path(p->out_tmp);
+  struct lw_buf bytes = {0};
+  if (!p->o->dry_run) {
+    int rc = lw_read_file(out, &bytes, d);
+    if (rc)
+      return rc;
+  }
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (size_t i = 0; i < bytes.len; i++)
+    h = (h ^ bytes.data[i]) * 0x100000001b3ull;
+  lw_buf_free(&bytes);
+  static const char sec[] = "llvm_offload_entries";
+  if (lw_strvec_push(&j->argv, LW_OBJCOPY) || lw_strvec_push(&j->argv, out) ||
+      lw_strvec_push(&j->argv, "--remove-section") ||
+      lw_strvec_push(&j->argv, ".llvm.offloading") ||
+      lw_strvec_push(&j->argv, "--rename-section") ||
+      lw_strvec_pushf(&j->argv, "%s=%s_%016llx", sec, sec,
+                      (unsigned long long)h) ||
+      lw_strvec_push(&j->argv, "--redefine-sym") ||
+      lw_strvec_pushf(&j->argv, "__start_%s=__start_%s_%016llx", sec, sec,
+                      (unsigned long long)h) ||
+      lw_strvec_push(&j->argv, "--redefine-sym") ||
+      lw_strvec_pushf(&j->argv, "__stop_%s=__stop_%s_%016llx", sec, sec,
+                      (unsigned long long)h))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+static const struct lw_job_kind relocate_kind = {"relocate", relocate_prepare,
+                                                 NULL, NULL, NULL};
 
 /* ---- building the plan ----------------------------------------------------- */
 
@@ -240,7 +283,8 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   }
   free(firsts);
   p->link = lw_graph_add(g, &host_link_kind, p, &p->wrap, p->wrap ? 1 : 0);
-  if (!p->link)
+  if (!p->link ||
+      (o->relocatable && !lw_graph_add(g, &relocate_kind, p, &p->link, 1)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
 }
