@@ -78,7 +78,7 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
                                     on_instruction, &diag);
   int rc = 0;
   if (res != SPV_SUCCESS || r.bad)
-    rc = lw_error(d, LW_ELLVM, "SPIR-V back end wrote an unreadable module: "
+    rc = lw_error(d, LW_EBADOUT, "SPIR-V back end wrote an unreadable module: "
                                "%s",
                   diag && diag->error ? diag->error : "bad id");
   else

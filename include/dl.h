@@ -109,22 +109,25 @@ int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
              struct dl_split *out, struct lw_diag *d);
 
 /* Reads back what dl_split_write_groups wrote, for a helper process:
- * the linked bitcode and the groups (kernels and kept names; no props). */
+ * the linked bitcode and the groups (kept names; no kernels, no props). */
 int dl_split_read(const char *bitcode_path, const char *groups_path,
-                  struct dl_split *out, struct lw_strvec *outputs,
-                  struct lw_diag *d);
+                  struct dl_split *out, struct lw_diag *d);
 
 /* Writes the groups `first`, `first + step`, ... for a helper to build and
- * emit: one line "<output path>" then one line per kept name, an empty
- * line after each group. */
+ * emit: a line "module <index>", then one line per kept name, then an empty
+ * line. */
 int dl_split_write_groups(const struct dl_split *s, size_t first, size_t step,
-                          const char *const *outputs, const char *path,
-                          struct lw_diag *d);
+                          const char *path, struct lw_diag *d);
 
 /* Builds group i's module; safe to call for different groups on different
  * threads. */
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d);
+
+/* Builds group i's module and emits its SPIR-V at `opt_level` into `out`
+ * (see split.c for why a module may be made twice). */
+int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
+                  struct lw_buf *out, struct lw_diag *d);
 
 void dl_split_free(struct dl_split *s);
 

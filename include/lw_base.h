@@ -21,7 +21,8 @@
   XX(ETOOL, -6, "external tool failed")                                        \
   XX(ELLVM, -7, "llvm error")                                                  \
   XX(ECANCELED, -8, "canceled")                                                \
-  XX(ESIGNAL, -9, "interrupted by a signal")
+  XX(ESIGNAL, -9, "interrupted by a signal")                                   \
+  XX(EBADOUT, -10, "unreadable output")
 
 enum {
 #define XX(name, value, text) LW_##name = value,

@@ -19,8 +19,8 @@ struct sycl_module {
   struct target *t;
   size_t index;
   struct lw_buf image;    /* its SPIR-V */
-  struct lw_tmp *spv;     /* its SPIR-V file: emitted by a helper or by
-                             llvm-spirv, or the --save-temps copy */
+  struct lw_tmp *spv;     /* its SPIR-V file: made by llvm-spirv, or the
+                             --save-temps copy */
   struct lw_tmp *bc;      /* its bitcode, for an external llvm-spirv */
 };
 
@@ -36,7 +36,8 @@ struct target {
   struct dl_split split;
   struct sycl_module *modules;
   size_t nmodules;
-  int helpers;            /* emission happens in this many helpers */
+  int helpers;            /* helper processes emitting modules: each takes
+                             every helpers-th */
   struct lw_tmp *linked;  /* the linked module's bitcode, for helpers */
   /* OpenMP: the linked device image */
   struct lw_buf image;
