@@ -175,14 +175,8 @@ static int make_lazy(LLVMValueRef g, void *ctx) {
   LLVMValueRef have = named(z->dst, name, len);
   if (have && !LLVMIsDeclaration(have))
     return 0; /* the module's own definition wins */
-  if (z->n == z->cap) {
-    size_t cap = z->cap ? z->cap * 2 : 64;
-    struct lazy_def *nv = realloc(z->v, cap * sizeof *nv);
-    if (!nv)
-      return LW_ENOMEM;
-    z->v = nv;
-    z->cap = cap;
-  }
+  if (lw_grow(&z->v, z->n, &z->cap, sizeof *z->v, 64))
+    return LW_ENOMEM;
   if (!(z->v[z->n].name = strndup(name, len)))
     return LW_ENOMEM;
   z->v[z->n].len = len;

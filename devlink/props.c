@@ -40,14 +40,8 @@ static struct dl_propset *set(struct dl_props *p, const char *name) {
 }
 
 static struct dl_prop *prop(struct dl_propset *s, const char *name) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 8;
-    struct dl_prop *np = realloc(s->p, cap * sizeof *np);
-    if (!np)
-      return NULL;
-    s->p = np;
-    s->cap = cap;
-  }
+  if (lw_grow(&s->p, s->n, &s->cap, sizeof *s->p, 8))
+    return NULL;
   struct dl_prop *pr = &s->p[s->n];
   memset(pr, 0, sizeof *pr);
   if (!(pr->name = strdup(name)))

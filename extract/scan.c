@@ -43,14 +43,8 @@ int ex__own(struct ex_set *set, void *p, size_t len, int mapped) {
 }
 
 int ex__add_image(struct ex_set *set, struct ex_image *img) {
-  if (set->n == set->cap) {
-    size_t cap = set->cap ? set->cap * 2 : 8;
-    struct ex_image *ni = realloc(set->images, cap * sizeof *ni);
-    if (!ni)
-      return LW_ENOMEM;
-    set->images = ni;
-    set->cap = cap;
-  }
+  if (lw_grow(&set->images, set->n, &set->cap, sizeof *set->images, 8))
+    return LW_ENOMEM;
   set->images[set->n++] = *img;
   return 0;
 }

@@ -59,6 +59,11 @@ int lw_buf_append(struct lw_buf *b, const void *p, size_t n);
 /* Releases the buffer and zeroes it. */
 void lw_buf_free(struct lw_buf *b);
 
+/* Makes room for element `n` of a growable array: `arr` points to the
+ * array pointer, *cap counts its elements of `size` bytes; the capacity
+ * doubles, starting at `first`. Returns 0 or LW_ENOMEM (nothing changed). */
+int lw_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first);
+
 /* A NULL-terminated vector of owned strings, ready to be an argv. */
 struct lw_strvec {
   char **v;

@@ -120,6 +120,22 @@ int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src) {
   return 0;
 }
 
+int lw_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first) {
+  if (n < *cap)
+    return 0;
+  size_t ncap = *cap ? *cap * 2 : first;
+  if (ncap < n + 1 || ncap > SIZE_MAX / size)
+    return LW_ENOMEM;
+  void *old;
+  memcpy(&old, arr, sizeof old); /* any object pointer, as void * */
+  void *nv = realloc(old, ncap * size);
+  if (!nv)
+    return LW_ENOMEM;
+  memcpy(arr, &nv, sizeof nv);
+  *cap = ncap;
+  return 0;
+}
+
 int lw_strvec_split(struct lw_strvec *sv, const char *s, char sep) {
   while (*s) {
     const char *e = strchr(s, sep);

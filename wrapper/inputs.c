@@ -115,14 +115,8 @@ static const char *value_of(const struct lw_strvec *args, size_t *i,
 
 static int push(struct lw_inputs *in, enum ex_link_item item,
                 const char *path, int whole) {
-  if (in->n == in->cap) {
-    size_t cap = in->cap ? in->cap * 2 : 32;
-    struct ex_link_input *nv = realloc(in->v, cap * sizeof *nv);
-    if (!nv)
-      return LW_ENOMEM;
-    in->v = nv;
-    in->cap = cap;
-  }
+  if (lw_grow(&in->v, in->n, &in->cap, sizeof *in->v, 32))
+    return LW_ENOMEM;
   /* Paths are kept as index + 1 until the end: the vector may move. */
   in->v[in->n++] = (struct ex_link_input){
       item, path ? (const char *)(uintptr_t)(in->paths.n + 1) : NULL, whole};
