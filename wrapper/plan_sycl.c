@@ -3,8 +3,9 @@
  *                split the kernels into groups (devlink/split.c). When it
  *                finishes it knows how many modules there are and adds one
  *                sycl-module job for each: the graph grows, and wrap waits.
- *   sycl-module  (in process, one per group, in parallel) build the group's
- *                module, compute its property sets, emit its SPIR-V.
+ *   sycl-module  (in process, one per group, one after the other) build the
+ *                group's module and emit its SPIR-V (its property sets were
+ *                computed by the split).
  *   sycl-emit    LLVM 22's SPIR-V back end cannot emit two modules at once
  *                in one process, so with N job slots and several modules,
  *                N helper processes (fatlink --fatlink-emit-spirv, emit.c)
@@ -235,8 +236,6 @@ static int emit_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
 static const struct lw_job_kind emit_kind = {"sycl-emit", emit_prepare, NULL,
                                              emit_done, free};
 
-/* ---- sycl-link ----------------------------------------------------------- */
-
 /* ---- device libraries ------------------------------------------------------ */
 
 static int add_lib(struct lw_plan *p, const unsigned char *data, size_t size,
@@ -319,6 +318,8 @@ void lw__sycl_free_libs(struct lw_plan *p) {
   ex_set_free(&p->lib_images);
   lw_strvec_free(&p->lib_paths);
 }
+
+/* ---- sycl-link ----------------------------------------------------------- */
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
