@@ -5,6 +5,7 @@
  * context are captured so a failure is one line naming the input. */
 #include "internal.h"
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
@@ -46,6 +47,17 @@ static int parse(LLVMContextRef ctx, const struct dl_input *in,
   if (bad)
     rc = lw_error_path(d, LW_EFORMAT, in->name, "invalid bitcode: %s",
                        cap->text[0] ? cap->text : msg ? msg : "parse error");
+  LLVMDisposeMessage(msg);
+  msg = NULL;
+  /* Bitcode that parses may still be broken IR: say where, on one line. */
+  if (!rc && LLVMVerifyModule(*out, LLVMReturnStatusAction, &msg)) {
+    char *nl = msg ? strchr(msg, '\n') : NULL;
+    rc = lw_error_path(d, LW_EFORMAT, in->name,
+                       "invalid device code: %.*s", nl ? (int)(nl - msg) : 300,
+                       msg ? msg : "does not verify");
+    LLVMDisposeModule(*out);
+    *out = NULL;
+  }
   LLVMDisposeMessage(msg);
   return rc;
 }
