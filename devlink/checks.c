@@ -154,8 +154,8 @@ int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
   return 0;
 }
 
-int dl__check_module(LLVMModuleRef m, struct lw_strvec *warnings,
-                     struct lw_diag *d) {
-  int rc = undefined(m, d);
+int dl__check_module(LLVMModuleRef m, int allow_undefined,
+                     struct lw_strvec *warnings, struct lw_diag *d) {
+  int rc = allow_undefined ? 0 : undefined(m, d);
   return rc ? rc : aspects_ok(m, warnings, d);
 }

@@ -52,10 +52,11 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
 
 /* ---- checks.c ------------------------------------------------------------- */
 
-/* Module-wide checks before the split: undefined functions, unknown aspects;
+/* Module-wide checks before the split: undefined functions (unless
+ * allowed), unknown aspects;
  * warnings (SYCL_EXTERNAL aspects) are appended to `warnings`. */
-int dl__check_module(LLVMModuleRef m, struct lw_strvec *warnings,
-                     struct lw_diag *d);
+int dl__check_module(LLVMModuleRef m, int allow_undefined,
+                     struct lw_strvec *warnings, struct lw_diag *d);
 /* A kernel's call graph must agree on work-group and sub-group sizes. */
 int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
                      struct lw_diag *d);

@@ -172,12 +172,12 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
-             struct dl_split *out, struct lw_diag *d) {
+             int allow_undefined, struct dl_split *out, struct lw_diag *d) {
   struct dl_module *m = *mp;
   memset(out, 0, sizeof *out);
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
-  int rc0 = dl__check_module(m->mod, &out->warnings, d);
+  int rc0 = dl__check_module(m->mod, allow_undefined, &out->warnings, d);
   if (rc0)
     return rc0;
   name_anonymous(m->mod);

@@ -104,9 +104,10 @@ struct dl_split {
 
 /* Groups the kernels of *m by `mode` and by optional features and computes
  * each group's property sets (`opt_level` gives optLevel); takes the module
- * (*m becomes NULL). */
+ * (*m becomes NULL). Undefined device functions are an error unless
+ * `allow_undefined` (a relocatable link). */
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
-             struct dl_split *out, struct lw_diag *d);
+             int allow_undefined, struct dl_split *out, struct lw_diag *d);
 
 /* Reads back what dl_split_write_groups wrote, for a helper process:
  * the linked bitcode and the groups (kept names; no kernels, no props). */

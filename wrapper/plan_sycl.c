@@ -337,7 +337,8 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
   free(in);
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)t->plan->o->split_mode,
-                  t->plan->o->opt_level, &t->split, d);
+                  t->plan->o->opt_level, t->plan->o->relocatable, &t->split,
+                  d);
   return rc;
 }
 
