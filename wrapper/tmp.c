@@ -4,9 +4,9 @@
  * (renamed to its target, off the list) or deleted (unlinked, off the list);
  * kept ones (--save-temps) stay on disk at exit. The list is only changed on
  * the main thread. The first creation installs an atexit handler and handlers
- * for INT, HUP, TERM, QUIT and PIPE; the signal path only unlinks (async
- * signal safe), kills the children we started, restores the default action
- * and re-raises. An owner pid keeps a forked child from deleting its
+ * for INT, HUP, TERM, QUIT and PIPE, and for crashes; the signal path only
+ * unlinks (async signal safe), kills the children we started, restores the
+ * previous action and re-raises. An owner pid keeps a forked child from deleting its
  * parent's files. */
 #include "internal.h"
 
@@ -59,6 +59,26 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+/* A crash (a bug) must not leave temporaries either. The handler cleans up
+ * and puts back the handler it replaced (the default, or a sanitizer's): a
+ * fault then happens again on return and is reported as it would have been;
+ * a crash signal sent with kill() is raised again. */
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static struct sigaction crash_old[LW_ARRAY_SIZE(crash_signals)];
+
+static void on_crash(int sig, siginfo_t *info, void *uctx) {
+  (void)uctx;
+  for (size_t i = 0; i < MAX_CHILDREN; i++)
+    if (children[i] > 0)
+      kill(children[i], SIGTERM);
+  remove_all(1);
+  for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
+    if (crash_signals[i] == sig)
+      sigaction(sig, &crash_old[i], NULL);
+  if (sig == SIGABRT || !info || info->si_code <= 0)
+    raise(sig);
+}
+
 static void on_exit_cleanup(void) { remove_all(0); }
 
 static void install_handlers(void) {
@@ -73,6 +93,14 @@ static void install_handlers(void) {
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(fatal_signals[i], &sa, NULL);
+  }
+  for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_crash;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(crash_signals[i], &sa, &crash_old[i]);
   }
 }
 
