@@ -36,6 +36,10 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
   (void)g;
   struct lw_plan *p = j->data;
+  /* Every SPIR-V module of this process is emitted by now (wrap waits for
+   * all of them): the ones kept for LLVM's SPIR-V back end can go before
+   * wrapping allocates anew. */
+  dl_release();
   j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s",
                          p->n, p->o->host_triple);
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
