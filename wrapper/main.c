@@ -69,10 +69,9 @@ int main(int argc, char **argv) {
   int linking = !rc && !o.help && !(o.version && !o.verbose);
   if (linking) {
     /* Jobs allocate on pool threads and free on others: one malloc arena
-     * lets a later job reuse what an earlier one freed, and large blocks go
-     * back at once (peak memory of an off-split link: 99 -> 92 MB). */
+     * lets a later job reuse what an earlier one freed (peak memory of an
+     * off-split link: 99 -> 94 MB). */
     mallopt(M_ARENA_MAX, 1);
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);
     dl_init();
     if (o.llvm_spirv_opts.n && !o.llvm_spirv)
