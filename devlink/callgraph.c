@@ -1,7 +1,8 @@
 /* callgraph.c - what a set of kernels needs: every function, global
  * variable and alias reachable from them through instructions, constant
  * expressions and global initialisers (a function referenced but not called
- * counts too). A small pointer set keeps the walk linear. */
+ * counts too). A small pointer set keeps the walk linear. Also the walk over
+ * every global value of a module the other files share. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -68,14 +69,8 @@ static int push(struct stack *st, struct dl__set *seen, LLVMValueRef v) {
   int added = dl__set_add(seen, v);
   if (added <= 0)
     return added; /* seen already, or out of memory (-1) */
-  if (st->n == st->cap) {
-    size_t cap = st->cap ? st->cap * 2 : 256;
-    LLVMValueRef *nv = realloc(st->v, cap * sizeof *nv);
-    if (!nv)
-      return -1;
-    st->v = nv;
-    st->cap = cap;
-  }
+  if (lw_grow(&st->v, st->n, &st->cap, sizeof *st->v, 256))
+    return -1;
   st->v[st->n++] = v;
   return 0;
 }
@@ -97,6 +92,21 @@ static int push_operands(struct stack *st, struct dl__set *seen,
       return -1;
   }
   return 0;
+}
+
+int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
+                    void *ctx) {
+  int rc = 0;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g && !rc;
+       g = LLVMGetNextGlobal(g))
+    rc = fn(g, ctx);
+  for (LLVMValueRef g = LLVMGetFirstFunction(m); g && !rc;
+       g = LLVMGetNextFunction(g))
+    rc = fn(g, ctx);
+  for (LLVMValueRef g = LLVMGetFirstGlobalAlias(m); g && !rc;
+       g = LLVMGetNextGlobalAlias(g))
+    rc = fn(g, ctx);
+  return rc;
 }
 
 int dl__reachable(LLVMValueRef const *roots, size_t nroots,

@@ -24,6 +24,11 @@ int dl__set_add(struct dl__set *s, LLVMValueRef v);
 int dl__set_has(const struct dl__set *s, LLVMValueRef v);
 void dl__set_free(struct dl__set *s);
 
+/* Calls `fn` on every global variable, then every function, then every
+ * alias of `m`, until it returns non-zero (which is returned). */
+int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
+                    void *ctx);
+
 /* Adds to `out` the roots and every global value and constant they reach
  * (through function bodies, initialisers and aliasees). 0 or -1 (memory). */
 int dl__reachable(LLVMValueRef const *roots, size_t nroots,

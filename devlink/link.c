@@ -82,22 +82,6 @@ static void mark_source(LLVMContextRef ctx, LLVMModuleRef m, const char *name) {
 
 /* ---- global values by name ------------------------------------------------ */
 
-typedef int (*visit_fn)(LLVMValueRef g, void *ctx);
-
-static int each_global(LLVMModuleRef m, visit_fn fn, void *ctx) {
-  int rc = 0;
-  for (LLVMValueRef g = LLVMGetFirstFunction(m); g && !rc;
-       g = LLVMGetNextFunction(g))
-    rc = fn(g, ctx);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g && !rc;
-       g = LLVMGetNextGlobal(g))
-    rc = fn(g, ctx);
-  for (LLVMValueRef g = LLVMGetFirstGlobalAlias(m); g && !rc;
-       g = LLVMGetNextGlobalAlias(g))
-    rc = fn(g, ctx);
-  return rc;
-}
-
 static LLVMValueRef named(LLVMModuleRef m, const char *name, size_t len) {
   LLVMValueRef v = LLVMGetNamedFunction(m, name);
   if (!v)
@@ -236,13 +220,13 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
     }
     struct lazy z = {m->mod, NULL, 0, 0};
     if (in->only_needed) {
-      rc = each_global(src, make_lazy, &z);
+      rc = dl__each_global(src, make_lazy, &z);
       if (rc == LW_ENOMEM)
         lw_error(d, rc, "out of memory");
     } else {
       mark_source(m->ctx, src, in->name);
       struct dup_check c = {m->mod, inputs, i, d};
-      rc = each_global(src, check_duplicate, &c);
+      rc = dl__each_global(src, check_duplicate, &c);
     }
     if (rc)
       LLVMDisposeModule(src);
@@ -313,15 +297,7 @@ void dl_module_free(struct dl_module *m) {
     return;
   if (m->emitted) {
     pthread_mutex_lock(&kept_lock);
-    if (nkept == capkept) {
-      size_t cap = capkept ? capkept * 2 : 64;
-      struct dl_module **nk = realloc(kept, cap * sizeof *nk);
-      if (nk) {
-        kept = nk;
-        capkept = cap;
-      }
-    }
-    int stored = nkept < capkept;
+    int stored = lw_grow(&kept, nkept, &capkept, sizeof *kept, 64) == 0;
     if (stored)
       kept[nkept++] = m;
     pthread_mutex_unlock(&kept_lock);

@@ -133,25 +133,16 @@ static int group_id(struct kernel *k, enum dl_split_mode mode) {
 
 /* Gives every unnamed global value a name, so a group can name what it
  * keeps. */
-static void name_anonymous(LLVMModuleRef m) {
-  char name[48];
-  unsigned n = 0;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
-    size_t len;
-    LLVMGetValueName2(g, &len);
-    if (!len) {
-      snprintf(name, sizeof name, "__fatlink_anon.%u", n++);
-      LLVMSetValueName2(g, name, strlen(name));
-    }
+static int name_one(LLVMValueRef g, void *ctx) {
+  unsigned *n = ctx;
+  size_t len;
+  LLVMGetValueName2(g, &len);
+  if (!len) {
+    char name[48];
+    snprintf(name, sizeof name, "__fatlink_anon.%u", (*n)++);
+    LLVMSetValueName2(g, name, strlen(name));
   }
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    size_t len;
-    LLVMGetValueName2(f, &len);
-    if (!len) {
-      snprintf(name, sizeof name, "__fatlink_anon.%u", n++);
-      LLVMSetValueName2(f, name, strlen(name));
-    }
-  }
+  return 0;
 }
 
 static int add_names(struct lw_strvec *keep, const struct dl__set *reach) {
@@ -180,7 +171,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   int rc0 = dl__check_module(m->mod, allow_undefined, &out->warnings, d);
   if (rc0)
     return rc0;
-  name_anonymous(m->mod);
+  unsigned anon = 0;
+  dl__each_global(m->mod, name_one, &anon);
   size_t nk = 0, cap = 16;
   struct kernel *ks = calloc(cap, sizeof *ks);
   int rc = ks ? 0 : LW_ENOMEM;
@@ -284,13 +276,14 @@ static int kept(const struct lw_strvec *keep, const char *name) {
 
 /* Hides what the group does not need: internal linkage makes the linker
  * skip it unless something moved refers to it. */
-static void hide(LLVMValueRef v, const struct lw_strvec *keep) {
+static int hide(LLVMValueRef v, void *keep) {
   size_t len;
   const char *name = LLVMGetValueName2(v, &len);
   if (LLVMIsDeclaration(v) || kept(keep, name))
-    return;
+    return 0;
   LLVMSetComdat(v, NULL);
   LLVMSetLinkage(v, LLVMInternalLinkage);
+  return 0;
 }
 
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
@@ -319,14 +312,7 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
     if (u)
       LLVMDeleteGlobal(u);
   }
-  for (LLVMValueRef v = LLVMGetFirstGlobal(src); v; v = LLVMGetNextGlobal(v))
-    hide(v, &g->keep);
-  for (LLVMValueRef v = LLVMGetFirstFunction(src); v;
-       v = LLVMGetNextFunction(v))
-    hide(v, &g->keep);
-  for (LLVMValueRef v = LLVMGetFirstGlobalAlias(src); v;
-       v = LLVMGetNextGlobalAlias(v))
-    hide(v, &g->keep);
+  dl__each_global(src, hide, (void *)&g->keep);
   LLVMModuleRef dst = LLVMModuleCreateWithNameInContext("device", ctx);
   LLVMSetTarget(dst, LLVMGetTarget(src));
   LLVMSetDataLayout(dst, LLVMGetDataLayoutStr(src));

@@ -305,14 +305,8 @@ static int search(struct resolver *r, struct archive_in *a, int *pulled) {
 static int open_archive(struct resolver *r, const char *path,
                         const unsigned char *buf, size_t len,
                         struct archive_in **out) {
-  if (r->nar == r->capar) {
-    size_t cap = r->capar ? r->capar * 2 : 8;
-    struct archive_in *na = realloc(r->ar, cap * sizeof *na);
-    if (!na)
-      return lw_error(r->d, LW_ENOMEM, "out of memory");
-    r->ar = na;
-    r->capar = cap;
-  }
+  if (lw_grow(&r->ar, r->nar, &r->capar, sizeof *r->ar, 8))
+    return lw_error(r->d, LW_ENOMEM, "out of memory");
   struct archive_in *a = &r->ar[r->nar++];
   memset(a, 0, sizeof *a);
   a->path = path;

@@ -81,15 +81,10 @@ void lw_buf_free(struct lw_buf *b) {
 static int strvec_take(struct lw_strvec *sv, char *s) {
   if (!s)
     return LW_ENOMEM;
-  if (sv->n + 2 > sv->cap) {
-    size_t cap = sv->cap ? sv->cap * 2 : 16;
-    char **nv = realloc(sv->v, cap * sizeof *nv);
-    if (!nv) {
-      free(s);
-      return LW_ENOMEM;
-    }
-    sv->v = nv;
-    sv->cap = cap;
+  /* Room for s and the NULL after it. */
+  if (lw_grow(&sv->v, sv->n + 1, &sv->cap, sizeof *sv->v, 16)) {
+    free(s);
+    return LW_ENOMEM;
   }
   sv->v[sv->n++] = s;
   sv->v[sv->n] = NULL;

@@ -109,14 +109,9 @@ int lw_graph_add_dep(struct lw_graph *g, struct lw_job *user,
     return 0;
   if (user->state != PENDING)
     LW_BUG("dependency added to a job that already started");
-  if (dep->nusers == dep->capusers) {
-    size_t cap = dep->capusers ? dep->capusers * 2 : 4;
-    struct lw_job **nu = realloc(dep->users, cap * sizeof *nu);
-    if (!nu)
-      return LW_ENOMEM;
-    dep->users = nu;
-    dep->capusers = cap;
-  }
+  if (lw_grow(&dep->users, dep->nusers, &dep->capusers, sizeof *dep->users,
+              4))
+    return LW_ENOMEM;
   dep->users[dep->nusers++] = user;
   user->nblock++;
   (void)g;
