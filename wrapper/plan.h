@@ -59,7 +59,7 @@ struct lw_plan {
   struct dl_input *libs;
   size_t nlibs;
   struct ex_set lib_images; /* images of fat-object libraries */
-  struct lw_buf *lib_bitcode; /* plain bitcode libraries, one per lib */
+  struct lw_buf *lib_bitcode; /* every library's bytes, one per lib */
   struct lw_strvec lib_paths; /* the paths the inputs are named by */
 };
 

@@ -249,20 +249,16 @@ static int add_lib(struct lw_plan *p, const unsigned char *data, size_t size,
 }
 
 /* A library is plain device bitcode, or a fat object (or archive) whose SYCL
- * bitcode images are the library. */
+ * bitcode images are the library; either way its bytes stay in `bc`. */
 static int load_lib(struct lw_plan *p, const char *path, struct lw_buf *bc,
                     struct lw_diag *d) {
-  static const unsigned char magic[4] = {'B', 'C', 0xc0, 0xde};
-  static const unsigned char wrapper[4] = {0xde, 0xc0, 0x17, 0x0b};
   size_t before = p->lib_images.n;
   int rc = lw_read_file(path, bc, d);
   if (rc)
     return rc;
-  if (bc->len >= 4 && (memcmp(bc->data, magic, 4) == 0 ||
-                       memcmp(bc->data, wrapper, 4) == 0))
+  if (ex_sniff_image_kind(bc->data, bc->len) == EX_IMG_BITCODE)
     return add_lib(p, bc->data, bc->len, path, d);
-  lw_buf_free(bc);
-  if ((rc = ex_scan_file(&p->lib_images, path, d)))
+  if ((rc = ex_scan_buffer(&p->lib_images, bc->data, bc->len, path, d)))
     return rc;
   size_t found = 0;
   for (size_t i = before; i < p->lib_images.n; i++) {
@@ -311,11 +307,11 @@ int lw__sycl_load_libs(struct lw_plan *p, struct lw_diag *d) {
 }
 
 void lw__sycl_free_libs(struct lw_plan *p) {
+  free(p->libs);
+  ex_set_free(&p->lib_images); /* points into lib_bitcode */
   for (size_t i = 0; p->lib_bitcode && i < p->o->device_libs.n; i++)
     lw_buf_free(&p->lib_bitcode[i]);
   free(p->lib_bitcode);
-  free(p->libs);
-  ex_set_free(&p->lib_images);
   lw_strvec_free(&p->lib_paths);
 }
 
