@@ -1,7 +1,11 @@
 """benchutil.py - what the benchmarks share: timing a command as a whole
 process tree (wall time, and peak memory from wait4's ru_maxrss, which
-covers the children it waited for)."""
+covers the children it waited for), running generation commands in
+parallel, the wrapper argv clang++-22 would pass, and medians."""
 import os
+import shlex
+import statistics
+import subprocess
 import sys
 import time
 
@@ -17,3 +21,31 @@ def run_timed(argv, env):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("benchmark: %s failed" % argv[0])
     return wall, ru.ru_maxrss / 1024.0
+
+
+def parallel(cmds):
+    """Runs every command, two per core at most; exits if one fails."""
+    ncpu = os.cpu_count() or 1
+    running = []
+    for c in cmds:
+        running.append(subprocess.Popen(c))
+        if len(running) >= ncpu * 2:
+            if running.pop(0).wait() != 0:
+                sys.exit("benchmark: generation failed")
+    for p in running:
+        if p.wait() != 0:
+            sys.exit("benchmark: generation failed")
+
+
+def wrapper_argv(cxx_args):
+    """The last command clang++-22 -### prints for cxx_args (the link)."""
+    out = subprocess.run(["clang++-22", "-###"] + cxx_args, capture_output=True,
+                         text=True).stderr
+    lines = [l for l in out.splitlines() if l.startswith(" \"")]
+    return shlex.split(lines[-1])
+
+
+def medians(runs):
+    """{name: [(wall, peak), ...]} -> {name: (median wall, median peak)}."""
+    return {n: (statistics.median(x[0] for x in v),
+                statistics.median(x[1] for x in v)) for n, v in runs.items()}

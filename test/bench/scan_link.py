@@ -15,7 +15,6 @@ import argparse
 import os
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,21 +22,8 @@ import tempfile
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchutil import run_timed  # noqa: E402
+from benchutil import medians, parallel, run_timed, wrapper_argv  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(HERE))
-
-
-def parallel(cmds):
-    ncpu = os.cpu_count() or 1
-    running = []
-    for c in cmds:
-        running.append(subprocess.Popen(c))
-        if len(running) >= ncpu * 2:
-            if running.pop(0).wait() != 0:
-                sys.exit("benchmark: generation failed")
-    for p in running:
-        if p.wait() != 0:
-            sys.exit("benchmark: generation failed")
 
 
 def sycl_tu(i):
@@ -48,13 +34,6 @@ def sycl_tu(i):
             "  st<K%d_a>([=]() { for (int x = 0; x < n; x++) p[x] *= 2.0f; });\n"
             "  st<K%d_b>([=]() { for (int x = 0; x < n; x++) p[x] += 1.0f; });\n"
             "}\n" % (i, i, i, i, i))
-
-
-def wrapper_argv(cxx_args):
-    out = subprocess.run(["clang++-22", "-###"] + cxx_args, capture_output=True,
-                         text=True).stderr
-    lines = [l for l in out.splitlines() if l.startswith(" \"")]
-    return shlex.split(lines[-1])
 
 
 def main():
@@ -123,8 +102,7 @@ def main():
               "%d SYCL objects; %d runs, %d cores; %d kernels registered" %
               (a.objects, a.members, len(pulled), a.sycl, a.runs, os.cpu_count(),
                kernels))
-        med = {n: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
-               for n, v in runs.items()}
+        med = medians(runs)
         for n in ("ld", "fatlink", "upstream"):
             print("  %-9s wall %7.3f s (%5.2fx ld)   peak %7.1f MiB (%5.2fx ld)" %
                   (n, med[n][0], med[n][0] / med["ld"][0], med[n][1],

@@ -11,9 +11,7 @@ from wait4) of each, and the ratios. Both outputs are run once to check they
 work (with the test runtime of test/runtime)."""
 import argparse
 import os
-import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,7 +19,7 @@ import tempfile
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchutil import run_timed  # noqa: E402
+from benchutil import medians, parallel, run_timed, wrapper_argv  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(HERE))
 
 
@@ -59,28 +57,15 @@ def main():
             f.write("int main() { return 0; }\n")
         srcs.append(main_cpp)
         objs = [s[:-4] + ".o" for s in srcs]
-        # Compile in parallel, a core at a time.
-        pending = list(zip(srcs, objs))
-        running = []
-        ncpu = os.cpu_count() or 1
-        while pending or running:
-            while pending and len(running) < ncpu:
-                s, o = pending.pop()
-                running.append(subprocess.Popen(
-                    ["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]))
-            p = running.pop(0)
-            if p.wait() != 0:
-                sys.exit("benchmark: compile failed")
+        parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
+                  for s, o in zip(srcs, objs)])
         rt = os.path.join(work, "rt.o")
         subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
                                                              "sycl_rt.c"), "-o", rt])
         objs.append(rt)
         # The argv clang++-22 gives the wrapper.
         out = os.path.join(work, "prog")
-        hash_out = subprocess.run(["clang++-22", "-fsycl", "-###"] + objs + ["-o", out],
-                                  capture_output=True, text=True).stderr
-        line = [l for l in hash_out.splitlines() if "clang-linker-wrapper" in l][-1]
-        wargs = shlex.split(line)[1:]
+        wargs = wrapper_argv(["-fsycl"] + objs + ["-o", out])[1:]
         env = dict(os.environ)
         up_env = dict(env, PATH=LLVM_BIN + ":" + env.get("PATH", ""))
         ours_tmp = os.path.join(work, "tmp-ours")
@@ -113,8 +98,7 @@ def main():
               "(temporaries left: fatlink %d, upstream %d)" %
               (a.tus, a.kernels, a.runs, os.cpu_count(), left["fatlink"],
                left["upstream"]))
-        med = {n: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
-               for n, v in res.items()}
+        med = medians(res)
         for name, _, _ in configs:
             wt, mm = med[name]
             print("  %-15s wall %7.3f s (%5.2fx upstream)   peak %7.1f MiB (%5.2fx)" %
