@@ -50,11 +50,16 @@ static void remove_all(int in_signal) {
   }
 }
 
-static void on_signal(int sig) {
+/* What a dying process does first: stop its tools, remove its files. */
+static void clean_up_in_signal(void) {
   for (size_t i = 0; i < MAX_CHILDREN; i++)
     if (children[i] > 0)
       kill(children[i], SIGTERM);
   remove_all(1);
+}
+
+static void on_signal(int sig) {
+  clean_up_in_signal();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -68,10 +73,7 @@ static struct sigaction crash_old[LW_ARRAY_SIZE(crash_signals)];
 
 static void on_crash(int sig, siginfo_t *info, void *uctx) {
   (void)uctx;
-  for (size_t i = 0; i < MAX_CHILDREN; i++)
-    if (children[i] > 0)
-      kill(children[i], SIGTERM);
-  remove_all(1);
+  clean_up_in_signal();
   for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
     if (crash_signals[i] == sig)
       sigaction(sig, &crash_old[i], NULL);
