@@ -45,7 +45,7 @@ int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
 /* ---- props.c ------------------------------------------------------------- */
 
 /* The property sets of the part of `mod` made of the functions in `only`
- * (all of them when NULL) whose entry points are `kernels`. */
+ * whose entry points are `kernels`. */
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
               struct dl_props *out, struct lw_diag *d);

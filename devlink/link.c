@@ -246,20 +246,6 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
   return 0;
 }
 
-int dl_kernel_names(struct dl_module *m, struct lw_strvec *names) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f;
-       f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f) ||
-        LLVMGetFunctionCallConv(f) != LLVMSPIRKERNELCallConv)
-      continue;
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    if (lw_strvec_push(names, name))
-      return LW_ENOMEM;
-  }
-  return 0;
-}
-
 int dl_write_bitcode(struct dl_module *m, const char *path,
                      struct lw_diag *d) {
   if (LLVMWriteBitcodeToFile(m->mod, path))

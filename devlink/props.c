@@ -99,12 +99,11 @@ static int unique(int64_t *v, int n) {
   return k;
 }
 
-/* The functions a module's properties look at: all of `mod`'s, or those in
- * `only`. */
+/* The functions a module's properties look at: those of `mod` in `only`. */
 #define FOR_FUNCTIONS(f, mod, only)                                            \
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f;                         \
        f = LLVMGetNextFunction(f))                                           \
-    if (!(only) || dl__set_has(only, f))
+    if (dl__set_has(only, f))
 
 static int requirements(LLVMModuleRef mod, const struct dl__set *only,
                         const struct lw_strvec *kernels,
@@ -226,11 +225,6 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
     if (out->s[i].n > 1)
       qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
   return 0;
-}
-
-int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
-                     int opt_level, struct dl_props *out, struct lw_diag *d) {
-  return dl__props(m->mod, NULL, kernels, opt_level, out, d);
 }
 
 void dl_props_free(struct dl_props *p) {

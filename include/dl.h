@@ -33,10 +33,6 @@ void dl_init(void);
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             struct dl_module **out, struct lw_diag *d);
 
-/* Kernel names (functions with the SPIR kernel calling convention), in
- * module order; `*names` is a vector the caller frees. */
-int dl_kernel_names(struct dl_module *m, struct lw_strvec *names);
-
 /* Compiles the module for its triple (SPIR-V for spirv*, native otherwise)
  * at `opt_level` 0-3 into `out`. */
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
@@ -65,10 +61,7 @@ struct dl_props {
   size_t n;
 };
 
-/* The property sets of a device module whose entry points are `kernels`;
- * `opt_level` is the optLevel unless the kernels carry sycl-optlevel. */
-int dl_props_compute(struct dl_module *m, const struct lw_strvec *kernels,
-                     int opt_level, struct dl_props *out, struct lw_diag *d);
+/* Frees what the split computed for a group (dl_group.props). */
 void dl_props_free(struct dl_props *p);
 
 /* Appends a byte-array property value: `bits` as a 64-bit count, then the
