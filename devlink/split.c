@@ -173,24 +173,19 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     return rc0;
   unsigned anon = 0;
   dl__each_global(m->mod, name_one, &anon);
-  size_t nk = 0, cap = 16;
-  struct kernel *ks = calloc(cap, sizeof *ks);
-  int rc = ks ? 0 : LW_ENOMEM;
+  size_t nk = 0, cap = 0;
+  struct kernel *ks = NULL;
+  int rc = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
        f = LLVMGetNextFunction(f)) {
     if (!dl__is_kernel(f))
       continue;
-    if (nk == cap) {
-      struct kernel *nks = realloc(ks, 2 * cap * sizeof *ks);
-      if (!nks) {
-        rc = LW_ENOMEM;
-        break;
-      }
-      memset(nks + cap, 0, cap * sizeof *ks);
-      ks = nks;
-      cap *= 2;
+    if (lw_grow(&ks, nk, &cap, sizeof *ks, 16)) {
+      rc = LW_ENOMEM;
+      break;
     }
     struct kernel *k = &ks[nk++];
+    memset(k, 0, sizeof *k);
     k->f = f;
     rc = dl__reachable(&f, 1, &k->reach) ? LW_ENOMEM : group_id(k, mode);
     if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
