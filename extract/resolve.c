@@ -226,30 +226,22 @@ static int add_thin_member(void *ctx, const char *name, char *path,
   return add_member(ctx, name, NULL, 0, header, path);
 }
 
-static char *member_origin(const struct archive_in *a, const struct member *m) {
-  return lw_xasprintf("%s(%s)", a->path, m->name);
-}
-
-/* Maps a thin member's file on first use. */
-static int member_data(struct resolver *r, struct archive_in *a,
-                       struct member *m) {
+/* The member's name for messages ("archive(member)", *origin, which the
+ * caller frees) and its bytes: a thin member's file is mapped on first use. */
+static int member_open(struct resolver *r, struct archive_in *a,
+                       struct member *m, char **origin) {
+  if (!(*origin = lw_xasprintf("%s(%s)", a->path, m->name)))
+    return lw_error(r->d, LW_ENOMEM, "out of memory");
   if (m->data || !m->path)
     return 0;
-  char *origin = member_origin(a, m);
-  int rc = origin ? ex__map_file(r->set, m->path, origin, &m->data, &m->size,
-                                 r->d)
-                  : lw_error(r->d, LW_ENOMEM, "out of memory");
-  free(origin);
-  return rc;
+  return ex__map_file(r->set, m->path, *origin, &m->data, &m->size, r->d);
 }
 
 static int pull(struct resolver *r, struct archive_in *a, size_t i) {
   struct member *m = &a->m[i];
   m->included = 1;
-  int rc = member_data(r, a, m);
-  char *origin = member_origin(a, m);
-  if (!rc && !origin)
-    rc = lw_error(r->d, LW_ENOMEM, "out of memory");
+  char *origin;
+  int rc = member_open(r, a, m, &origin);
   if (!rc && m->size)
     rc = include(r, m->data, m->size, origin);
   free(origin);
@@ -261,10 +253,8 @@ static int load_defs(struct resolver *r, struct archive_in *a,
   if (m->loaded)
     return 0;
   m->loaded = 1;
-  int rc = member_data(r, a, m);
-  char *origin = member_origin(a, m);
-  if (!rc && !origin)
-    rc = lw_error(r->d, LW_ENOMEM, "out of memory");
+  char *origin;
+  int rc = member_open(r, a, m, &origin);
   if (!rc && m->size)
     rc = ex__read_symbols(m->data, m->size, origin, collect_def, &m->defs,
                           r->d);
@@ -326,8 +316,8 @@ static int open_archive(struct resolver *r, const char *path,
 static int device_needed(struct resolver *r, struct archive_in *a,
                          struct member *m, int *needed) {
   struct ex_set tmp = {0};
-  char *origin = member_origin(a, m);
-  int rc = origin ? member_data(r, a, m) : lw_error(r->d, LW_ENOMEM, "out of memory");
+  char *origin;
+  int rc = member_open(r, a, m, &origin);
   if (!rc && m->size)
     rc = ex_scan_buffer(&tmp, m->data, m->size, origin, r->d);
   struct lw_strvec defs = {0};
