@@ -318,7 +318,12 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   po.stdio_count = 3;
   p->open_handles++;
   j->runner = p;
+  sigset_t old;
+  lw_tmp_signals_hold(&old);
   int r = uv_spawn(&g->loop, &p->p, &po);
+  if (r == 0)
+    lw_tmp_track_child(p->p.pid);
+  lw_tmp_signals_restore(&old);
   if (r != 0) {
     lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0], "cannot run: %s",
                   uv_strerror(r));
@@ -329,7 +334,6 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
         uv_close((uv_handle_t *)&p->pipes[k], proc_closed);
     return 0; /* finished through proc_closed */
   }
-  lw_tmp_track_child(p->p.pid);
   if (!j->inherit_stdio)
     for (int k = 0; k < 2; k++)
       uv_read_start((uv_stream_t *)&p->pipes[k], alloc_cb, read_cb);
@@ -364,7 +368,10 @@ static void start(struct lw_graph *g, struct lw_job *j) {
     }
     w->req.data = j;
     j->runner = w;
+    sigset_t old;
+    lw_tmp_signals_hold(&old);
     uv_queue_work(&g->loop, &w->req, work_cb, after_work_cb);
+    lw_tmp_signals_restore(&old);
   } else if (j->argv.n) {
     spawn(g, j);
   } else {

@@ -5,6 +5,7 @@
 
 #include "lw_base.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -115,6 +116,13 @@ void lw_tmp_cleanup(void);
 /* Tracks a running child so a fatal signal kills it. */
 void lw_tmp_track_child(pid_t pid);
 void lw_tmp_untrack_child(pid_t pid);
+/* Holds back the fatal signals (INT, HUP, TERM, QUIT, PIPE) on this thread
+ * until lw_tmp_signals_restore: around a spawn, so the child is tracked
+ * before a signal can be handled, and around starting pool work, so the
+ * pool's threads are born with them blocked and only this thread takes
+ * them. */
+void lw_tmp_signals_hold(sigset_t *old);
+void lw_tmp_signals_restore(const sigset_t *old);
 
 /* ---- graph.c ------------------------------------------------------------ */
 

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,18 @@ int lw_tmp_commit(struct lw_tmp **tp, const char *target, struct lw_diag *d) {
 }
 
 void lw_tmp_cleanup(void) { remove_all(0); }
+
+void lw_tmp_signals_hold(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < LW_ARRAY_SIZE(fatal_signals); i++)
+    sigaddset(&set, fatal_signals[i]);
+  pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void lw_tmp_signals_restore(const sigset_t *old) {
+  pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 void lw_tmp_track_child(pid_t pid) {
   for (size_t i = 0; i < MAX_CHILDREN; i++)
