@@ -136,14 +136,21 @@ static int read_llvm_option_list(struct lw_buf *out, struct lw_diag *d) {
   return rc;
 }
 
-/* Is `opt` ("-name", "--name" or either with "=value") in the help list,
- * whose lines start "  -name" or "  --name"? */
-static int known(const char *list, const char *opt) {
+/* The name in an option "-name", "--name" or either with "=value"; NULL
+ * when there is none. */
+static const char *option_name(const char *opt, size_t *len) {
   const char *name = opt;
   while (*name == '-')
     name++;
-  size_t len = strcspn(name, "=");
-  if (name == opt || len == 0 || len > 200)
+  *len = strcspn(name, "=");
+  return name == opt || *len == 0 || *len > 200 ? NULL : name;
+}
+
+/* Is `opt` in the help list, whose lines start "  -name" or "  --name"? */
+static int known(const char *list, const char *opt) {
+  size_t len;
+  const char *name = option_name(opt, &len);
+  if (!name)
     return 0;
   char line[256];
   for (int dashes = 1; dashes <= 2; dashes++) {
@@ -157,24 +164,53 @@ static int known(const char *list, const char *opt) {
   return 0;
 }
 
-int dl_set_llvm_options(const struct lw_strvec *opts, struct lw_diag *d) {
-  if (opts->n == 0)
-    return 0;
-  struct lw_buf list = {0};
-  int rc = read_llvm_option_list(&list, d);
-  for (size_t i = 0; !rc && i < opts->n; i++)
-    if (!known((const char *)list.data, opts->v[i]))
-      rc = lw_error(d, LW_EINVAL, "unknown LLVM option '%s'", opts->v[i]);
-  lw_buf_free(&list);
-  if (rc)
-    return rc;
-  const char **argv = calloc(opts->n + 2, sizeof *argv);
+/* fatlink's own settings of LLVM's options, for the code it generates in
+ * process (SPIR-V modules and the registration object).
+ * -disable-lsr: SPIR-V is handed to a device compiler that optimises the
+ * loops for the real device; LoopStrengthReduce would first rewrite each
+ * loop for the SPIR-V target's generic cost model (a plain indexed loop
+ * becomes three induction variables stepping an i8 pointer) and takes half
+ * of the back end's time. DPC++'s translator (llvm-spirv) runs no such pass
+ * either. `-mllvm -disable-lsr=false` restores it. */
+static const char *const defaults[] = {"-disable-lsr"};
+
+/* Does the user's list set the option `opt` names? */
+static int user_sets(const struct lw_strvec *opts, const char *opt) {
+  size_t len, ulen;
+  const char *name = option_name(opt, &len);
+  for (size_t i = 0; i < opts->n; i++) {
+    const char *u = option_name(opts->v[i], &ulen);
+    if (u && ulen == len && memcmp(u, name, len) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+int dl_set_llvm_options(const struct lw_strvec *opts, int trusted,
+                        struct lw_diag *d) {
+  int rc = 0;
+  if (!trusted && opts->n) {
+    struct lw_buf list = {0};
+    rc = read_llvm_option_list(&list, d);
+    for (size_t i = 0; !rc && i < opts->n; i++)
+      if (!known((const char *)list.data, opts->v[i]))
+        rc = lw_error(d, LW_EINVAL, "unknown LLVM option '%s'", opts->v[i]);
+    lw_buf_free(&list);
+    if (rc)
+      return rc;
+  }
+  size_t ndef = sizeof defaults / sizeof *defaults;
+  const char **argv = calloc(ndef + opts->n + 1, sizeof *argv);
   if (!argv)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  argv[0] = "fatlink";
+  int argc = 0;
+  argv[argc++] = "fatlink";
+  for (size_t i = 0; i < ndef; i++)
+    if (!user_sets(opts, defaults[i]))
+      argv[argc++] = defaults[i];
   for (size_t i = 0; i < opts->n; i++)
-    argv[i + 1] = opts->v[i];
-  LLVMParseCommandLineOptions((int)opts->n + 1, argv, NULL);
+    argv[argc++] = opts->v[i];
+  LLVMParseCommandLineOptions(argc, argv, NULL);
   free(argv);
   return 0;
 }

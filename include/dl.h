@@ -13,8 +13,9 @@
 struct dl_module;
 
 /* One bitcode input: bytes and a name for messages. A library input
- * (`only_needed`) gives only the definitions something linked before it
- * uses, and what those use in turn. */
+ * (`only_needed`) is linked after all user code and gives only the
+ * definitions that code or an earlier library uses, and what those use in
+ * turn. */
 struct dl_input {
   const unsigned char *data;
   size_t size;
@@ -143,8 +144,12 @@ void dl_module_free(struct dl_module *m);
 /* Frees every kept module; call when nothing will be emitted any more. */
 void dl_release(void);
 
-/* Forwards `-mllvm` style options to LLVM (once, before any job runs).
- * Returns 0, or LW_EINVAL with the first unknown option named in `d`. */
-int dl_set_llvm_options(const struct lw_strvec *opts, struct lw_diag *d);
+/* Sets LLVM's process-wide options, once, before any job runs: fatlink's
+ * own (codegen.c says which and why; one the user's list names is left to
+ * the user), then `opts`, `-mllvm` style. Unless `trusted` (a helper given
+ * its parent's list), the names are checked first: LW_EINVAL names the
+ * first unknown one in `d`. */
+int dl_set_llvm_options(const struct lw_strvec *opts, int trusted,
+                        struct lw_diag *d);
 
 #endif

@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
     if (o.llvm_spirv_opts.n && !o.llvm_spirv)
       fprintf(stderr, "fatlink: warning: --llvm-spirv-options has no effect "
                       "without --spirv-translator=llvm-spirv\n");
-    rc = dl_set_llvm_options(&o.llvm_opts, &d);
+    rc = dl_set_llvm_options(&o.llvm_opts, 0, &d);
     if (!rc)
       rc = run_link(&o, &d);
     dl_release();

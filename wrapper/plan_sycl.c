@@ -197,6 +197,10 @@ static int emit_prepare(struct lw_graph *g, struct lw_job *j,
       lw_strvec_push(&j->argv, lw_tmp_path(e->groups)) ||
       lw_strvec_push(&j->argv, lw_tmp_path(e->out)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
+  const struct lw_strvec *llvm_opts = &t->plan->o->llvm_opts;
+  for (size_t i = 0; !rc && i < llvm_opts->n; i++)
+    if (lw_strvec_push(&j->argv, llvm_opts->v[i]))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(self);
   return rc;
 }
