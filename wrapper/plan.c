@@ -16,6 +16,7 @@
  * target; results are read by later jobs' prepare, on the loop thread. */
 #include "plan.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,11 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   struct lw_plan *p = j->data;
   /* Every SPIR-V module of this process is emitted by now (wrap waits for
    * all of them): the ones kept for LLVM's SPIR-V back end can go before
-   * wrapping allocates anew. */
+   * wrapping allocates anew, and their pages back to the system: without
+   * that the wrap's allocations land on fresh pages and raise the peak
+   * (off split of 100 units: 90.7 -> 88.5 MB; ~170 madvise calls, 1-2 ms). */
   dl_release();
+  malloc_trim(0);
   j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s",
                          p->n, p->o->host_triple);
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
