@@ -312,19 +312,27 @@ static int open_archive(struct resolver *r, const char *path,
 
 /* ---- device-only members ------------------------------------------------- */
 
-/* Does any device image of member `m` define a device symbol still needed? */
+/* Does any device image of member `m` define a device symbol still needed?
+ * The images' symbols read so far (r->set from index *noted on is not) are
+ * brought up to date only for a member that has device images: most
+ * candidates (system archives' members without global definitions) have
+ * none, and reading every image's bitcode symbols costs ~40 us an image. */
 static int device_needed(struct resolver *r, struct archive_in *a,
-                         struct member *m, int *needed) {
+                         struct member *m, size_t *noted, int *needed) {
   struct ex_set tmp = {0};
   char *origin;
+  *needed = 0;
   int rc = member_open(r, a, m, &origin);
   if (!rc && m->size)
     rc = ex_scan_buffer(&tmp, m->data, m->size, origin, r->d);
+  if (!rc && tmp.n && *noted < r->set->n) {
+    rc = note_device_symbols(r, *noted);
+    *noted = r->set->n;
+  }
   struct lw_strvec defs = {0};
   for (size_t i = 0; !rc && i < tmp.n; i++)
     rc = ex__read_symbols(tmp.images[i].data, tmp.images[i].size, origin,
                           collect_def, &defs, r->d);
-  *needed = 0;
   for (size_t k = 0; !rc && k < defs.n && !*needed; k++)
     *needed = ex__sym_get(&r->device, defs.v[k]) == UNDEF;
   lw_strvec_free(&defs);
@@ -345,12 +353,7 @@ static int device_only_members(struct resolver *r) {
         int needed = 0;
         if (m->included || (rc = load_defs(r, a, m)) || m->defs.n)
           continue;
-        /* Device symbols are read only when a candidate exists. */
-        if (noted < r->set->n) {
-          rc = note_device_symbols(r, noted);
-          noted = r->set->n;
-        }
-        if (!rc && !(rc = device_needed(r, a, m, &needed)) && needed) {
+        if (!(rc = device_needed(r, a, m, &noted, &needed)) && needed) {
           rc = pull(r, a, i);
           changed = 1;
         }

@@ -4,8 +4,9 @@
 Link benchmark: generates N SYCL translation units with K kernels each,
 compiles them with clang++-22 -fsycl -O2 -c, then links the same objects with
 upstream clang-linker-wrapper (LLVM 22, one module: it cannot split) and with
-fatlink in split modes off, auto (the default) and per_kernel at 1 and 2
-jobs, alternating, R times each, with the argv clang++-22 passes. Prints the median wall
+fatlink in split modes off (also with LoopStrengthReduce back on, the back-end
+passes upstream runs), auto (the default) and per_kernel at 1 and 2 jobs,
+alternating, R times each, with the argv clang++-22 passes. Prints the median wall
 time and peak memory (max RSS of the wrapper and everything it waited for,
 from wait4) of each, and the ratios. Both outputs are run once to check they
 work (with the test runtime of test/runtime)."""
@@ -80,6 +81,9 @@ def main():
         configs = [
             ("upstream", [up] + wargs, up_env),
             ("off", [fatlink, "--sycl-module-split-mode=off"] + wargs, env),
+            # LSR back on: the same back-end passes as upstream runs.
+            ("off +lsr", [fatlink, "--sycl-module-split-mode=off", "-mllvm",
+                          "-disable-lsr=false"] + wargs, env),
             ("auto", [fatlink] + wargs, env),
             ("per_kernel -j1", [fatlink, "--sycl-module-split-mode=per_kernel",
                                 "--wrapper-jobs=1"] + wargs, env),
