@@ -1,8 +1,15 @@
-/* aot.h - ahead-of-time targets: which device triples fatlink compiles to
- * native code and with which back end. This first cut only classifies a
- * triple; the back ends (ocloc, OpenCL CPU, aoc) come with the AOT work. */
+/* aot.h - ahead-of-time compilation: which device triples fatlink compiles
+ * to native code, the device configuration (seed 000: what each target
+ * supports and which AOT tool compiles for it), SYCL aspects by name and
+ * number, and the aspect filter (seed 001) that keeps a module away from a
+ * target that cannot run it. */
 #ifndef AOT_H
 #define AOT_H
+
+#include "lw_base.h"
+
+#include <stdint.h>
+#include <stdio.h>
 
 enum aot_target {
   AOT_JIT,     /* spir64/spirv64: SPIR-V compiled by the runtime */
@@ -17,5 +24,54 @@ enum aot_target aot_classify(const char *triple);
 
 /* The DPC++ runtime's target name for an image of `t` ("spir64", ...). */
 const char *aot_runtime_target(enum aot_target t);
+
+/* ---- aspects (aspects.c: cmake/aspects.def) ------------------------------ */
+
+/* The aspect's name, or NULL when no aspect has that number. */
+const char *aot_aspect_name(long long value);
+
+/* The number of the aspect called name[0..len), or -1. */
+int aot_aspect_number(const char *name, size_t len);
+
+/* ---- device configuration (config.c) ------------------------------------- */
+
+struct aot_device {
+  char *name;                    /* as in -fsycl-targets: intel_gpu_skl, ... */
+  int may_support_other_aspects; /* aspects not listed may still work */
+  unsigned *aspects;
+  size_t naspects;
+  unsigned *sg_sizes;            /* empty: not known, not filtered */
+  size_t nsg;
+  char *toolchain;               /* "ocloc", "opencl-aot", "aoc" or "" */
+  char *options;                 /* aot-toolchain-options */
+  int from_user;
+};
+
+struct aot_config {
+  struct aot_device *v; /* sorted by name */
+  size_t n, cap;
+  struct lw_strvec warnings; /* one line each, for the user */
+};
+
+/* The built-in table (aot/devices.json, compiled in), then, when `file` is
+ * not NULL, a YAML file in seed 000's form over it: an entry replaces the
+ * keys it gives; intel_gpu_<name> targets get aot-toolchain ocloc and
+ * options "-device <name>" unless given; a name given twice in the file
+ * warns and the later entry wins. An unknown key or aspect, a wrong type,
+ * anchors, aliases, nesting or size beyond the format's: an error naming
+ * file:line:column. */
+int aot_config_load(struct aot_config *c, const char *file, struct lw_diag *d);
+
+const struct aot_device *aot_config_find(const struct aot_config *c,
+                                         const char *name);
+
+/* The target names, comma-separated (malloc'd), for messages. */
+char *aot_config_names(const struct aot_config *c);
+
+/* Writes the table, or only target `name`, as YAML aot_config_load reads. */
+int aot_config_write(const struct aot_config *c, const char *name, FILE *f,
+                     struct lw_diag *d);
+
+void aot_config_free(struct aot_config *c);
 
 #endif

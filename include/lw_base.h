@@ -37,7 +37,7 @@ const char *lw_strerror(int code);
 struct lw_diag {
   int code;
   int exit_status; /* status main should exit with; 0 means 1 */
-  char msg[1024];
+  char msg[4096]; /* room for a list of every known target */
 };
 
 /* Records `fmt` in `d` (unless it already holds an error) and returns `code`. */

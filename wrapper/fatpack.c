@@ -5,12 +5,16 @@
  *   fatpack extract FILE... -o DIR      one file per image, predictable names
  *   fatpack create --image=file=F,triple=T[,arch=A][,kind=K][,key=V...]...
  *                  -o OUT [--format=offload|bundle] [--compress[=zstd|zlib]]
+ *   fatpack device-config [--device-config-file=F] [NAME]
+ *                                       the device configuration fatlink uses
+ *                                       (built in, F over it) as YAML
  * Files are found by content, like fatlink does. Every output is written to a
  * temporary beside it and renamed when complete; names come from the image's
  * metadata with anything but [A-Za-z0-9._-] replaced, so nothing is written
  * outside DIR whatever a container calls its members. */
 #include "internal.h"
 
+#include "aot.h"
 #include "ex.h"
 
 #include <errno.h>
@@ -357,13 +361,36 @@ static int cmd_create(int argc, char **argv, struct lw_diag *d) {
   return rc;
 }
 
+static int cmd_device_config(int argc, char **argv, struct lw_diag *d) {
+  const char *file = NULL, *name = NULL;
+  static const char opt[] = "--device-config-file=";
+  for (int i = 0; i < argc; i++) {
+    if (strncmp(argv[i], opt, sizeof opt - 1) == 0)
+      file = argv[i] + sizeof opt - 1;
+    else if (argv[i][0] != '-' && !name)
+      name = argv[i];
+    else
+      return lw_error(d, LW_EINVAL, "device-config: usage: fatpack "
+                      "device-config [--device-config-file=F] [NAME]");
+  }
+  struct aot_config c;
+  int rc = aot_config_load(&c, file, d);
+  for (size_t i = 0; i < c.warnings.n; i++)
+    fprintf(stderr, "fatpack: warning: %s\n", c.warnings.v[i]);
+  if (!rc)
+    rc = aot_config_write(&c, name, stdout, d);
+  aot_config_free(&c);
+  return rc;
+}
+
 static void usage(FILE *f) {
   fputs("USAGE: fatpack list [--json] FILE...\n"
         "       fatpack extract FILE... -o DIR\n"
         "       fatpack create --image=file=F,triple=T[,arch=A][,kind=K]"
         "[,image=I][,key=V...]... -o OUT\n"
         "                      [--format=offload|bundle] "
-        "[--compress[=zstd|zlib]]\n",
+        "[--compress[=zstd|zlib]]\n"
+        "       fatpack device-config [--device-config-file=F] [NAME]\n",
         f);
 }
 
@@ -380,8 +407,11 @@ int main(int argc, char **argv) {
     rc = cmd_extract(argc - 2, argv + 2, &d);
   else if (!strcmp(argv[1], "create"))
     rc = cmd_create(argc - 2, argv + 2, &d);
+  else if (!strcmp(argv[1], "device-config"))
+    rc = cmd_device_config(argc - 2, argv + 2, &d);
   else
-    rc = lw_error(&d, LW_EINVAL, "unknown command '%s' (list, extract, create)",
+    rc = lw_error(&d, LW_EINVAL,
+                  "unknown command '%s' (list, extract, create, device-config)",
                   argv[1]);
   if (rc) {
     lw_tmp_cleanup();
