@@ -27,6 +27,30 @@ int dl_encode_byte_array(const void *data, size_t size, uint64_t bits,
   return rc ? rc : lw_buf_append(out, data, size);
 }
 
+const struct dl_prop *dl_props_find(const struct dl_props *p, const char *set,
+                                    const char *name) {
+  for (size_t i = 0; i < p->n; i++)
+    if (strcmp(p->s[i].name, set) == 0)
+      for (size_t k = 0; k < p->s[i].n; k++)
+        if (strcmp(p->s[i].p[k].name, name) == 0)
+          return &p->s[i].p[k];
+  return NULL;
+}
+
+size_t dl_prop_u32s(const struct dl_prop *pr, uint32_t *out, size_t max) {
+  if (pr->type == DL_PROP_UINT32) {
+    if (max)
+      out[0] = pr->u32;
+    return 1;
+  }
+  const unsigned char *b = pr->bytes.data;
+  size_t n = pr->bytes.len < 8 ? 0 : (pr->bytes.len - 8) / 4;
+  for (size_t i = 0; i < n && i < max; i++)
+    out[i] = (uint32_t)b[8 + 4 * i] | (uint32_t)b[9 + 4 * i] << 8 |
+             (uint32_t)b[10 + 4 * i] << 16 | (uint32_t)b[11 + 4 * i] << 24;
+  return n;
+}
+
 static struct dl_propset *set(struct dl_props *p, const char *name) {
   for (size_t i = 0; i < p->n; i++)
     if (strcmp(p->s[i].name, name) == 0)
@@ -219,6 +243,43 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");
+  }
+  qsort(out->s, out->n, sizeof *out->s, cmp_set);
+  for (size_t i = 0; i < out->n; i++)
+    if (out->s[i].n > 1)
+      qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
+  return 0;
+}
+
+int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
+                        const char *name, const void *data, size_t size,
+                        struct dl_props *out) {
+  memset(out, 0, sizeof *out);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < src->n; i++) {
+    struct dl_propset *s = set(out, src->s[i].name);
+    for (size_t k = 0; !rc && k < src->s[i].n; k++) {
+      const struct dl_prop *from = &src->s[i].p[k];
+      struct dl_prop *to = prop(s, from->name);
+      if (!to) {
+        rc = LW_ENOMEM;
+        break;
+      }
+      to->type = from->type;
+      to->u32 = from->u32;
+      rc = lw_buf_append(&to->bytes, from->bytes.data, from->bytes.len);
+    }
+  }
+  struct dl_prop *p = rc ? NULL : prop(set(out, set_name), name);
+  if (p) {
+    p->type = DL_PROP_BYTE_ARRAY;
+    rc = dl_encode_byte_array(data, size, (uint64_t)size * 8, &p->bytes);
+  } else {
+    rc = LW_ENOMEM;
+  }
+  if (rc) {
+    dl_props_free(out);
+    return rc;
   }
   qsort(out->s, out->n, sizeof *out->s, cmp_set);
   for (size_t i = 0; i < out->n; i++)

@@ -74,4 +74,21 @@ int aot_config_write(const struct aot_config *c, const char *name, FILE *f,
 
 void aot_config_free(struct aot_config *c);
 
+/* ---- aspect filter (filter.c) -------------------------------------------- */
+
+/* A module's "SYCL/device requirements". */
+struct aot_reqs {
+  const uint32_t *aspects;
+  size_t naspects;
+  uint32_t sg;          /* reqd_sub_group_size, 0: none */
+  int has_fixed;        /* a fixed_target property is present */
+  const uint32_t *fixed; /* its aspects */
+  size_t nfixed;
+};
+
+/* 0 when `dev` can take a module of `r`; 1, with the reason in `why`,
+ * when the module must not be compiled for it. */
+int aot_filter(const struct aot_device *dev, const struct aot_reqs *r,
+               char *why, size_t n);
+
 #endif

@@ -62,8 +62,22 @@ struct dl_props {
   size_t n;
 };
 
+/* A copy of `src` with the byte-array property `name` = data[0..size) added
+ * to set `set_name` (a string that outlives the copy); LW_ENOMEM or 0. */
+int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
+                        const char *name, const void *data, size_t size,
+                        struct dl_props *out);
+
 /* Frees what the split computed for a group (dl_group.props). */
 void dl_props_free(struct dl_props *p);
+
+/* The property `name` of set `set`, or NULL. */
+const struct dl_prop *dl_props_find(const struct dl_props *p, const char *set,
+                                    const char *name);
+
+/* A uint32 property's value, or a byte array's little-endian uint32
+ * elements: up to `max` go to `out`; returns how many there are. */
+size_t dl_prop_u32s(const struct dl_prop *pr, uint32_t *out, size_t max);
 
 /* Appends a byte-array property value: `bits` as a 64-bit count, then the
  * bytes. */

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <uv.h>
 
 enum { PENDING, READY, RUNNING, DONE, FAILED };
@@ -32,7 +33,9 @@ struct lw_graph {
 struct proc {
   uv_process_t p;
   uv_pipe_t pipes[2]; /* stdout, stderr: both go to the job's capture */
+  uv_timer_t timer;   /* --tool-timeout */
   int open_handles;
+  int timing, timed_out;
   int64_t status;
   int term_signal;
   struct lw_job *j;
@@ -211,6 +214,14 @@ static void after_work_cb(uv_work_t *req, int status) {
   start_ready(g);
 }
 
+/* Does p[0..n) contain "error" in any case? */
+static int says_error(const char *p, size_t n) {
+  for (size_t i = 0; i + 5 <= n; i++)
+    if (strncasecmp(p + i, "error", 5) == 0)
+      return 1;
+  return 0;
+}
+
 /* What a failed tool said, in one line: its first line mentioning an error
  * (a driver's own summary comes last and says little), else its last. */
 static void tool_message(const struct lw_buf *out, char *line, size_t cap) {
@@ -218,7 +229,7 @@ static void tool_message(const struct lw_buf *out, char *line, size_t cap) {
   const char *last = "", *last_end = last;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-    if (le > p && memmem(p, (size_t)(le - p), "error", 5)) {
+    if (le > p && says_error(p, (size_t)(le - p))) {
       last = p;
       last_end = le;
       break;
@@ -240,21 +251,27 @@ static void proc_closed(uv_handle_t *h) {
   struct lw_graph *g = j->graph;
   int rc = 0;
   j->exit_status = p->term_signal ? 128 + p->term_signal : (int)p->status;
+  /* A tool job that has a description names it: which step, which module. */
+  const char *what = j->what ? j->what : "", *sep = j->what ? ": " : "";
   if (p->status == -1)
     rc = LW_ETOOL; /* spawn failed, diag already set */
-  else if (j->exit_status != 0) {
+  else if (j->exit_status != 0 || p->timed_out) {
     char line[300];
     tool_message(&j->out, line, sizeof line);
-    if (p->term_signal)
-      lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0],
-                    "killed by signal %d%s%s", p->term_signal,
-                    line[0] ? ": " : "", line);
+    const char *colon = line[0] ? ": " : "";
+    if (p->timed_out)
+      lw_error(&j->diag, LW_ETOOL,
+               "%s%s'%s' did not finish within %d s (--tool-timeout) and was "
+               "stopped%s%s",
+               what, sep, j->argv.v[0], g->opt.tool_timeout, colon, line);
+    else if (p->term_signal)
+      lw_error(&j->diag, LW_ETOOL, "%s%s'%s': killed by signal %d%s%s", what,
+               sep, j->argv.v[0], p->term_signal, colon, line);
     else
-      lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0],
-                    "failed with exit code %d%s%s%s%s", j->exit_status,
-                    line[0] ? ": " : "", line, j->hint ? " - " : "",
-                    j->hint ? j->hint : "");
-    j->diag.exit_status = j->exit_status;
+      lw_error(&j->diag, LW_ETOOL, "%s%s'%s': failed with exit code %d%s%s%s%s",
+               what, sep, j->argv.v[0], j->exit_status, colon, line,
+               j->hint ? " - " : "", j->hint ? j->hint : "");
+    j->diag.exit_status = j->exit_status ? j->exit_status : 1;
     rc = LW_ETOOL;
   }
   free(p);
@@ -269,7 +286,18 @@ static void on_exit_cb(uv_process_t *h, int64_t status, int sig) {
   lw_tmp_untrack_child(h->pid);
   p->status = status;
   p->term_signal = sig;
+  if (p->timing) {
+    uv_timer_stop(&p->timer);
+    uv_close((uv_handle_t *)&p->timer, proc_closed);
+  }
   uv_close((uv_handle_t *)h, proc_closed);
+}
+
+/* --tool-timeout: a tool still running is killed; on_exit_cb follows. */
+static void on_timeout(uv_timer_t *t) {
+  struct proc *p = t->data;
+  p->timed_out = 1;
+  uv_process_kill(&p->p, SIGKILL);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
@@ -337,6 +365,13 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   if (!j->inherit_stdio)
     for (int k = 0; k < 2; k++)
       uv_read_start((uv_stream_t *)&p->pipes[k], alloc_cb, read_cb);
+  if (g->opt.tool_timeout > 0 && uv_timer_init(&g->loop, &p->timer) == 0) {
+    p->timer.data = p;
+    p->timing = 1;
+    p->open_handles++;
+    uv_timer_start(&p->timer, on_timeout,
+                   (uint64_t)g->opt.tool_timeout * 1000, 0);
+  }
   return 0;
 }
 

@@ -26,6 +26,12 @@ struct lw_options {
   const char *device_lib_dir;   /* --sycl-device-library-location= */
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */
+  struct lw_strvec sycl_targets;    /* --sycl-targets=, in order */
+  int targets_follow;               /* parsing: after --sycl-targets= */
+  const char *device_config;        /* --device-config-file= */
+  struct lw_strvec gpu_tool_args;   /* --gpu-tool-arg= words, in order */
+  struct lw_strvec cpu_tool_args;   /* --cpu-tool-arg= words, in order */
+  int tool_timeout;                 /* --tool-timeout= seconds, 0: none */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
@@ -47,6 +53,11 @@ void lw_options_help(FILE *out);
 /* Appends argv with every @file expanded (nested, GNU quoting) to `out`. */
 int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
                              struct lw_diag *d);
+
+/* Appends the words of `s` (response-file quoting; `what` names it in an
+ * error) to `out`. */
+int lw_split_args(const char *what, const char *s, struct lw_strvec *out,
+                  struct lw_diag *d);
 
 /* ---- inputs.c ----------------------------------------------------------- */
 
@@ -166,6 +177,7 @@ struct lw_graph_options {
   int jobs;
   int dry_run;
   int verbose;
+  int tool_timeout; /* seconds a tool may run, 0: no limit */
   FILE *log; /* where dry-run/verbose lines go */
 };
 

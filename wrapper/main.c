@@ -32,7 +32,8 @@ static int run_link(const struct lw_options *o, struct lw_diag *d) {
   struct lw_plan *plan = NULL;
   int rc = scan_inputs(o, &set, d);
   if (!rc) {
-    struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose, stderr};
+    struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose,
+                                  o->tool_timeout, stderr};
     if (lw_graph_new(&go, &g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }

@@ -25,6 +25,7 @@ enum id {
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
   O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
+  O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT,
 };
 
 struct opt {
@@ -87,11 +88,23 @@ static const struct opt table[] = {
      "process (default) or with an external llvm-spirv"},
     {"--llvm-spirv-options=", JOINED, O_LLVM_SPIRV, 0,
      "<opts>: options for the external llvm-spirv, passed verbatim"},
-    {"--gpu-tool-arg=", JOINED, O_GPU_TOOL, 1,
-     "<args>: options of the GPU AOT compiler (ocloc)"},
-    {"--gen-tool-arg=", JOINED, O_GPU_TOOL, 1, "same as --gpu-tool-arg"},
-    {"--cpu-tool-arg=", JOINED, O_CPU_TOOL, 1,
-     "<args>: options of the CPU AOT compiler"},
+    {"--sycl-targets=", JOINED, O_SYCL_TARGETS, 0,
+     "<t1,t2,...>: compile SYCL device code for these targets: names of the "
+     "device configuration (intel_gpu_<device>, spir64_gen, spir64_x86_64, "
+     "...) and spir64 for the JIT SPIR-V image; repeatable (default: "
+     "spir64)"},
+    {"--device-config-file=", JOINED, O_DEVICE_CONFIG, 0,
+     "<file>: YAML device configuration over the built-in one"},
+    {"-fsycl-device-config-file=", JOINED, O_DEVICE_CONFIG, 0,
+     "same as --device-config-file"},
+    {"--gpu-tool-arg=", JOINED, O_GPU_TOOL, 0,
+     "<args>: options of the GPU AOT compiler (ocloc); -device a,b compiles "
+     "for each device"},
+    {"--gen-tool-arg=", JOINED, O_GPU_TOOL, 0, "same as --gpu-tool-arg"},
+    {"--cpu-tool-arg=", JOINED, O_CPU_TOOL, 0,
+     "<args>: options of the CPU AOT compiler (OpenCL build options)"},
+    {"--tool-timeout=", JOINED, O_TOOL_TIMEOUT, 0,
+     "<seconds>: stop any tool that runs longer (default: no limit)"},
     {"--fpga-tool-arg=", JOINED, O_FPGA_TOOL, 1,
      "<args>: options of the FPGA AOT compiler (aoc)"},
     {"--fpga-link-type=", JOINED, O_FPGA_LINK, 1,
@@ -208,10 +221,23 @@ static int parse_post_link(struct lw_options *o, const char *v,
 
 /* Handles the argument at index *i of `args` (advancing past a separate
  * value); `nested` counts -Wl/-Xlinker levels. */
+/* clang's -Wl,--sycl-targets=a,b,c reaches us as "--sycl-targets=a" "b"
+ * "c": words right after the option that look like target names and name
+ * no file are more targets. */
+static int more_targets(const char *arg) {
+  if (!*arg || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+                   strlen(arg))
+    return 0;
+  return access(arg, F_OK) != 0;
+}
+
 static int parse_one(struct lw_options *o, const struct lw_strvec *args,
                      size_t *i, int nested, struct lw_diag *d) {
   const char *arg = args->v[*i];
   const char *value = NULL;
+  if (o->targets_follow && more_targets(arg))
+    return lw_strvec_push(&o->sycl_targets, arg) ? LW_ENOMEM : 0;
+  o->targets_follow = 0;
   const struct opt *t = lookup(arg, &value);
   if (!t)
     return lw_strvec_push(&o->linker_args, arg) ? LW_ENOMEM : 0;
@@ -316,6 +342,27 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
       return LW_ENOMEM;
     o->dump_dir = o->storage.v[o->storage.n - 1];
     break;
+  case O_SYCL_TARGETS:
+    o->targets_follow = 1;
+    return lw_strvec_split(&o->sycl_targets, v, ',');
+  case O_DEVICE_CONFIG:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->device_config = o->storage.v[o->storage.n - 1];
+    break;
+  case O_GPU_TOOL:
+    return lw_split_args("--gpu-tool-arg", v, &o->gpu_tool_args, d);
+  case O_CPU_TOOL:
+    return lw_split_args("--cpu-tool-arg", v, &o->cpu_tool_args, d);
+  case O_TOOL_TIMEOUT: {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > 86400)
+      return lw_error(d, LW_EINVAL, "invalid --tool-timeout value '%s' "
+                      "(expected seconds, 1-86400)", v);
+    o->tool_timeout = (int)n;
+    break;
+  }
   default:
     LW_BUG("option without a handler");
   }
@@ -361,5 +408,8 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->device_compiler_args);
   lw_strvec_free(&o->device_libs);
   lw_strvec_free(&o->llvm_spirv_opts);
+  lw_strvec_free(&o->sycl_targets);
+  lw_strvec_free(&o->gpu_tool_args);
+  lw_strvec_free(&o->cpu_tool_args);
   lw_strvec_free(&o->storage);
 }

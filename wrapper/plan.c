@@ -51,7 +51,7 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
     return rc;
   size_t nmod = 0;
   for (size_t i = 0; i < p->n; i++)
-    nmod += p->t[i].kind == EX_OFK_SYCL ? p->t[i].nmodules : 1;
+    nmod += p->t[i].kind == EX_OFK_SYCL ? p->t[i].nmodules * p->t[i].nouts : 1;
   p->sycl = calloc(nmod ? nmod : 1, sizeof *p->sycl);
   p->omp = calloc(p->n, sizeof *p->omp);
   if (!p->sycl || !p->omp)
@@ -63,15 +63,33 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                                                  t->triple, t->arch};
       continue;
     }
+    /* Per module: its JIT SPIR-V and native images side by side, each
+     * with the module's kernels and property sets (seed 004). */
+    lw__aot_check_coverage(t);
     for (size_t k = 0; k < t->nmodules; k++) {
       struct sycl_module *m = &t->modules[k];
       if (!m->image.len)
         continue; /* a dry run */
       const struct dl_group *gr = &t->split.g[k];
-      p->sycl[p->nsycl++] = (struct wrp_sycl_image){
-          m->image.data,  m->image.len,   aot_runtime_target(t->aot),
-          WRP_FMT_SPIRV,  "",             "",
-          &gr->kernels,   gr->props.s,    gr->props.n};
+      for (size_t u = 0; u < t->nouts; u++) {
+        const struct sycl_out *out = &t->outs[u];
+        const struct lw_buf *img =
+            out->kind == AOT_JIT ? &m->image : &m->aot[u].image;
+        if (out->kind != AOT_JIT && (m->aot[u].dropped || !img->len))
+          continue;
+        const struct dl_props *props =
+            out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;
+        p->sycl[p->nsycl++] = (struct wrp_sycl_image){
+            img->data,
+            img->len,
+            aot_runtime_target(out->kind),
+            out->kind == AOT_JIT ? WRP_FMT_SPIRV : WRP_FMT_NATIVE,
+            "",
+            "",
+            &gr->kernels,
+            props->s,
+            props->n};
+      }
     }
   }
   return 0;
@@ -193,8 +211,8 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
       what = "FPGA device code (aocx/aocr/aoco)";
     else if (aot == AOT_UNKNOWN)
       what = "SYCL device triple";
-    else if (aot != AOT_JIT)
-      what = "SYCL ahead-of-time target";
+    else if (aot == AOT_FPGA)
+      what = "SYCL FPGA target";
     else if (img->image_kind != EX_IMG_BITCODE)
       what = "SYCL device image kind";
   } else if (img->offload_kind == EX_OFK_OPENMP) {
@@ -266,6 +284,12 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
         return rc;
       break;
     }
+  for (size_t i = 0; i < p->n; i++)
+    if (p->t[i].kind == EX_OFK_SYCL) {
+      int rc = lw__aot_plan_target(&p->t[i], d);
+      if (rc)
+        return rc;
+    }
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -307,9 +331,12 @@ void lw_plan_free(struct lw_plan *p) {
   if (!p)
     return;
   for (size_t i = 0; i < p->n; i++) {
+    lw__aot_free(&p->t[i]);
     lw__sycl_free(&p->t[i]);
     lw_buf_free(&p->t[i].image);
   }
+  if (p->have_config)
+    aot_config_free(&p->config);
   for (size_t i = 0; i < p->n; i++)
     free(p->t[i].imgs);
   free(p->t);

@@ -13,6 +13,26 @@
 
 struct target;
 
+/* What a SYCL target's modules become: the JIT SPIR-V image itself, or a
+ * native image for one AOT device (plan_aot.c). */
+struct sycl_out {
+  enum aot_target kind;          /* AOT_JIT, AOT_GEN, AOT_CPU */
+  const struct aot_device *dev;  /* its device configuration entry */
+  char *name;                    /* for messages: "intel_gpu_skl", ... */
+  char *compile_target;          /* the image's "compile_target" property,
+                                    by which the runtime picks it for a
+                                    device: intel_gpu_skl, spir64_x86_64 */
+  struct lw_strvec args;         /* the AOT compiler's options */
+};
+
+/* One module compiled for one AOT out. */
+struct aot_image {
+  struct lw_buf image;
+  struct dl_props props; /* the module's, with compile_target */
+  int dropped;           /* the aspect filter kept the module away */
+  struct lw_tmp *out;    /* the tool's output file */
+};
+
 /* One SYCL device module after the split (its kernels and property sets
  * are its group's, t->split.g[index]). */
 struct sycl_module {
@@ -22,6 +42,7 @@ struct sycl_module {
   struct lw_tmp *spv;     /* its SPIR-V file: made by llvm-spirv, or the
                              --save-temps copy */
   struct lw_tmp *bc;      /* its bitcode, for an external llvm-spirv */
+  struct aot_image *aot;  /* one per target out (unused for the JIT one) */
 };
 
 struct target {
@@ -39,6 +60,8 @@ struct target {
   int helpers;            /* helper processes emitting modules: each takes
                              every helpers-th */
   struct lw_tmp *linked;  /* the linked module's bitcode, for helpers */
+  struct sycl_out *outs;  /* what the modules become, in order */
+  size_t nouts;
   /* OpenMP: the linked device image */
   struct lw_buf image;
   struct lw_tmp *out_tmp;
@@ -61,6 +84,9 @@ struct lw_plan {
   struct ex_set lib_images; /* images of fat-object libraries */
   struct lw_buf *lib_bitcode; /* every library's bytes, one per lib */
   struct lw_strvec lib_paths; /* the paths the inputs are named by */
+  /* The device configuration, loaded when some target needs it. */
+  struct aot_config config;
+  int have_config;
 };
 
 /* The first job of a target's chain (SYCL: link and split; OpenMP: device
@@ -77,6 +103,22 @@ void lw__sycl_free_libs(struct lw_plan *p);
 
 /* Releases what a SYCL target holds. */
 void lw__sycl_free(struct target *t);
+
+/* ---- plan_aot.c ---------------------------------------------------------- */
+
+/* Decides the target's outs: for generic SPIR-V the --sycl-targets list
+ * (default: the JIT image), for an AOT triple its own device. */
+int lw__aot_plan_target(struct target *t, struct lw_diag *d);
+
+/* Module m's SPIR-V is ready: filters it for every AOT out and adds a
+ * compile job for each it may go to (wrap waits for them). */
+int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
+                         struct lw_diag *d);
+
+/* After every job: warns about kernels no requested target got. */
+void lw__aot_check_coverage(const struct target *t);
+
+void lw__aot_free(struct target *t);
 
 /* Writes `n` bytes to `path`. */
 int lw__write_file(const char *path, const void *p, size_t n,

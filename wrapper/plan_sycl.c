@@ -133,23 +133,26 @@ static int translate_prepare(struct lw_graph *g, struct lw_job *j,
 
 static int translate_done(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d) {
-  (void)g;
   struct sycl_module *m = j->data;
-  if (m->t->plan->o->dry_run)
-    return 0;
-  int rc = lw_read_file(lw_tmp_path(m->spv), &m->image, d);
-  return rc ? rc : store(m, 1, d);
+  int rc = 0;
+  if (!m->t->plan->o->dry_run) {
+    rc = lw_read_file(lw_tmp_path(m->spv), &m->image, d);
+    if (!rc)
+      rc = store(m, 1, d);
+  }
+  return rc ? rc : lw__aot_module_ready(g, m, d);
 }
 
 static const struct lw_job_kind translate_kind = {
     "llvm-spirv", translate_prepare, NULL, translate_done, NULL};
 
-/* With llvm-spirv, the module's bitcode goes to a translator job. */
+/* The module's SPIR-V goes on to its AOT devices; with llvm-spirv, its
+ * bitcode goes to a translator job first. */
 static int module_done(struct lw_graph *g, struct lw_job *j,
                        struct lw_diag *d) {
   struct sycl_module *m = j->data;
   if (!m->bc)
-    return 0;
+    return lw__aot_module_ready(g, m, d);
   struct lw_job *tj = lw_graph_add(g, &translate_kind, m, NULL, 0);
   if (!tj || lw_graph_add_dep(g, m->t->plan->wrap, tj))
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -207,7 +210,6 @@ static int emit_prepare(struct lw_graph *g, struct lw_job *j,
 
 /* The helper's output: each module's SPIR-V after its 8-byte size. */
 static int emit_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
-  (void)g;
   struct emit *e = j->data;
   struct target *t = e->t;
   struct lw_buf all = {0};
@@ -232,6 +234,8 @@ static int emit_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
       rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
     if (!rc)
       rc = store(m, 0, d);
+    if (!rc)
+      rc = lw__aot_module_ready(g, m, d);
   }
   lw_buf_free(&all);
   return rc;

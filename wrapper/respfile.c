@@ -2,7 +2,8 @@
  * whitespace separates words, '...' is literal, "..." allows backslash
  * escapes, a backslash outside quotes escapes the next character. A response
  * file may name others; nesting deeper than MAX_DEPTH is refused (it is
- * almost surely a cycle). */
+ * almost surely a cycle). Tool options given as one string (--gpu-tool-arg=)
+ * are split into words by the same rules. */
 #include "internal.h"
 
 #include <ctype.h>
@@ -55,11 +56,11 @@ static int tokenize(const char *path, const char *s, size_t n,
         break;
     }
     if (!rc && q)
-      rc = lw_error_path(d, LW_EINVAL, path,
-                         "unterminated quote in response file");
+      rc = lw_error_path(d, LW_EINVAL, path, "unterminated quote");
     char nul = 0;
     if (!rc && !(rc = lw_buf_append(&w, &nul, 1)))
-      rc = expand((const char *)w.data, out, depth, d);
+      rc = depth < 0 ? lw_strvec_push(out, (const char *)w.data)
+                     : expand((const char *)w.data, out, depth, d);
   }
   if (rc == LW_ENOMEM)
     lw_error(d, rc, "out of memory");
@@ -82,6 +83,11 @@ static int expand(const char *arg, struct lw_strvec *out, int depth,
     rc = tokenize(path, (const char *)b.data, b.len, out, depth + 1, d);
   lw_buf_free(&b);
   return rc;
+}
+
+int lw_split_args(const char *what, const char *s, struct lw_strvec *out,
+                  struct lw_diag *d) {
+  return tokenize(what, s, strlen(s), out, -1, d);
 }
 
 int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,

@@ -5,7 +5,11 @@
  * fields and property sets) and upstream LLVM 22's (version 3: neither), so
  * the same program linked by fatlink and by upstream can be compared.
  *
- * SYCL_RT_DUMP=<prefix> writes image i to <prefix><i>.spv (for spirv-val).
+ * SYCL_RT_DUMP=<prefix> writes image i to <prefix><i>.spv (SPIR-V, for
+ * spirv-val) or <prefix><i>.bin (native).
+ * SYCL_RT_EXPECT=<t1,t2,...> checks that every kernel is in an image of each
+ * target: "spir64" is the JIT SPIR-V, any other name an AOT image whose
+ * "compile_target" property says it (intel_gpu_skl, spir64_x86_64).
  * Any failed check prints "sycl_rt: CHECK FAILED: ..." and exits 1. */
 #include <stdint.h>
 #include <stdio.h>
@@ -75,6 +79,21 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The compile_target property of an image (a byte array holding a name),
+ * copied to `out`; "" when it has none. */
+static void compile_target(const struct prop_set *b, const struct prop_set *e,
+                           char *out, size_t cap) {
+  out[0] = 0;
+  for (const struct prop_set *s = b; s && s < e; s++)
+    for (const struct prop *p = s->begin; p < s->end; p++)
+      if (strcmp(s->name, "SYCL/device requirements") == 0 &&
+          strcmp(p->name, "compile_target") == 0 && p->type == 2 &&
+          p->size > 8 && p->size - 8 < cap) {
+        memcpy(out, (const char *)p->addr + 8, p->size - 8);
+        out[p->size - 8] = 0;
+      }
+}
+
 static void walk_props(const struct prop_set *b, const struct prop_set *e) {
   CHECK((b == NULL) == (e == NULL) && b <= e, "property set bounds");
   for (const struct prop_set *s = b; s && s < e; s++) {
@@ -121,6 +140,12 @@ static void walk(const struct desc *d) {
          d->count);
   const char *kernels[1024];
   size_t nk = 0;
+  /* Which kernel is in an image for which target (see SYCL_RT_EXPECT). */
+  static struct {
+    char target[128];
+    const char *kernel;
+  } places[4096];
+  size_t nplaces = 0;
   const char *dump = getenv("SYCL_RT_DUMP");
   for (unsigned i = 0; i < d->count; i++) {
     const struct image_v2 *v2 = (const struct image_v2 *)d->images + i;
@@ -141,15 +166,28 @@ static void walk(const struct desc *d) {
     CHECK(target && *target, "image %u has no target", i);
     uint32_t magic;
     memcpy(&magic, b, 4);
-    CHECK(magic == 0x07230203u, "image %u does not start with the SPIR-V magic", i);
+    int native = version == 2 && format == 1;
+    if (native)
+      CHECK((e - b >= 4 && memcmp(b, "\177ELF", 4) == 0) ||
+                (e - b >= 8 && memcmp(b, "!<arch>\n", 8) == 0),
+            "native image %u is neither ELF nor an archive", i);
+    else
+      CHECK(magic == 0x07230203u,
+            "image %u does not start with the SPIR-V magic", i);
     if (version == 2) {
-      CHECK(format == 2, "image %u format %u, want 2 (SPIR-V)", i, format);
+      CHECK(format == 2 || format == 1, "image %u format %u, want 2 (SPIR-V) "
+            "or 1 (native)", i, format);
       CHECK(v2->compile_opts && v2->link_opts, "image %u options", i);
       CHECK(!v2->manifest_begin && !v2->manifest_end, "image %u manifest", i);
     }
+    char ct[128] = "";
+    if (version == 2)
+      compile_target(v2->sets_begin, v2->sets_end, ct, sizeof ct);
+    CHECK(!native || ct[0], "native image %u has no compile_target", i);
     printf("sycl_rt: image %u: version %u kind %u format %u target %s, "
-           "SPIR-V, %zu bytes\n",
-           i, version, kind, format, target, (size_t)(e - b));
+           "%s%s%s, %zu bytes\n",
+           i, version, kind, format, target, native ? "native" : "SPIR-V",
+           ct[0] ? " for " : "", ct, (size_t)(e - b));
     CHECK(eb && ee && eb < ee, "image %u has no offload entries", i);
     for (const struct entry *en = eb; en < ee; en++) {
       CHECK(en->name && *en->name, "image %u: entry without name", i);
@@ -158,12 +196,17 @@ static void walk(const struct desc *d) {
       printf("  entry %s\n", en->name);
       if (nk < 1024)
         kernels[nk++] = en->name;
+      if (nplaces < 4096) {
+        snprintf(places[nplaces].target, sizeof places[nplaces].target, "%s",
+                 native ? ct : target);
+        places[nplaces++].kernel = en->name;
+      }
     }
     if (version == 2)
       walk_props(v2->sets_begin, v2->sets_end);
     if (dump) {
       char path[4096];
-      snprintf(path, sizeof path, "%s%u.spv", dump, i);
+      snprintf(path, sizeof path, "%s%u.%s", dump, i, native ? "bin" : "spv");
       FILE *f = fopen(path, "wb");
       CHECK(f, "cannot write %s", path);
       fwrite(b, 1, (size_t)(e - b), f);
@@ -171,10 +214,29 @@ static void walk(const struct desc *d) {
     }
   }
   qsort(kernels, nk, sizeof *kernels, cmp_str);
-  printf("sycl_rt: kernels:");
+  size_t unique = 0;
   for (size_t k = 0; k < nk; k++)
+    if (!unique || strcmp(kernels[unique - 1], kernels[k]) != 0)
+      kernels[unique++] = kernels[k];
+  printf("sycl_rt: kernels:");
+  for (size_t k = 0; k < unique; k++)
     printf(" %s", kernels[k]);
   printf("\n");
+  const char *expect = getenv("SYCL_RT_EXPECT");
+  if (expect && *expect) {
+    char list[1024];
+    snprintf(list, sizeof list, "%s", expect);
+    for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
+      for (size_t k = 0; k < unique; k++) {
+        size_t n;
+        for (n = 0; n < nplaces; n++)
+          if (strcmp(places[n].target, t) == 0 &&
+              strcmp(places[n].kernel, kernels[k]) == 0)
+            break;
+        CHECK(n < nplaces, "kernel %s has no image for %s", kernels[k], t);
+      }
+    printf("sycl_rt: every kernel has an image for each of %s\n", expect);
+  }
   fflush(stdout);
 }
 

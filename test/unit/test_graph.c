@@ -70,13 +70,18 @@ static struct lw_job *add(struct lw_graph *g, char name, int fail,
   return lw_graph_add(g, &fake_kind, f, deps, n);
 }
 
-static struct lw_graph *graph(int jobs, int dry) {
-  struct lw_graph_options o = {jobs, dry, 0, NULL};
+static struct lw_graph *graph_timeout(int jobs, int dry, int timeout) {
+  struct lw_graph_options o = {.jobs = jobs, .dry_run = dry,
+                               .tool_timeout = timeout};
   struct lw_graph *g;
   CHECK(lw_graph_new(&o, &g) == 0);
   order[0] = 0;
   running_max = 0;
   return g;
+}
+
+static struct lw_graph *graph(int jobs, int dry) {
+  return graph_timeout(jobs, dry, 0);
 }
 
 static void test_order(void) {
@@ -183,10 +188,21 @@ static void test_tools(void) {
   CHECK(lw_graph_run(g, &d) == 0);
   CHECK(lw_graph_peak(g) == 1);
   lw_graph_free(g);
+
+  /* --tool-timeout: a hanging tool is stopped and named; a quick one is
+   * not disturbed. */
+  static const char *const hang[] = {"/bin/sleep", "30", NULL};
+  g = graph_timeout(2, 0, 1);
+  lw_graph_add(g, &tool_kind, (void *)hang, NULL, 0);
+  lw_graph_add(g, &tool_kind, (void *)ok, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
+  CHECK(strstr(d.msg, "'/bin/sleep' did not finish within 1 s") != NULL);
+  lw_graph_free(g);
 }
 
 static void test_dry_run(void) {
-  struct lw_graph_options o = {1, 1, 0, NULL};
+  struct lw_graph_options o = {.jobs = 1, .dry_run = 1};
   char *text = NULL;
   size_t len = 0;
   o.log = open_memstream(&text, &len);

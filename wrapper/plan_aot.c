@@ -1,0 +1,392 @@
+/* plan_aot.c - what a SYCL target's modules become: the JIT SPIR-V image
+ * and native images for AOT devices (seeds 001, 003, 004).
+ *   outs    for generic SPIR-V, the --sycl-targets names (spir64 is the JIT
+ *           image; without the option, only it); for an image of an AOT
+ *           triple (spir64_gen + intel_gpu_<dev>, spir64_x86_64), its own
+ *           device. Each name is found in the device configuration, whose
+ *           aot-toolchain gives the back end (ocloc: Intel GPUs; opencl-aot:
+ *           CPUs) and whose options, with --gpu-tool-arg/--cpu-tool-arg
+ *           after them, are the tool's; "-device a,b" makes one out per
+ *           device.
+ *   filter  when a module's SPIR-V is ready its "SYCL/device requirements"
+ *           go through the aspect filter for each AOT out; a module kept
+ *           away from a device is said with --wrapper-verbose.
+ *   aot     one job per module and device: ocloc, spawned.
+ * Wrap then registers, for each module, the JIT image (if asked) and every
+ * native image beside it, all with the module's kernels and property sets;
+ * a kernel no requested target got is a warning. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LW_OCLOC
+#define LW_OCLOC "ocloc"
+#endif
+
+/* ---- outs ---------------------------------------------------------------- */
+
+static int load_config(struct lw_plan *p, struct lw_diag *d) {
+  if (p->have_config)
+    return 0;
+  int rc = aot_config_load(&p->config, p->o->device_config, d);
+  for (size_t i = 0; i < p->config.warnings.n; i++)
+    fprintf(stderr, "fatlink: warning: %s\n", p->config.warnings.v[i]);
+  p->have_config = !rc;
+  if (rc)
+    aot_config_free(&p->config);
+  return rc;
+}
+
+static void out_free(struct sycl_out *o) {
+  free(o->name);
+  free(o->compile_target);
+  lw_strvec_free(&o->args);
+}
+
+static int same_out(const struct sycl_out *a, const struct sycl_out *b) {
+  if (a->kind != b->kind || a->args.n != b->args.n)
+    return 0;
+  for (size_t i = 0; i < a->args.n; i++)
+    if (strcmp(a->args.v[i], b->args.v[i]) != 0)
+      return 0;
+  return 1;
+}
+
+/* Adds `o` (taking its contents) unless the target has the same already. */
+static int add_out(struct target *t, struct sycl_out *o, struct lw_diag *d) {
+  for (size_t i = 0; i < t->nouts; i++)
+    if (same_out(&t->outs[i], o)) {
+      out_free(o);
+      return 0;
+    }
+  struct sycl_out *n = realloc(t->outs, (t->nouts + 1) * sizeof *n);
+  if (!n) {
+    out_free(o);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  t->outs = n;
+  t->outs[t->nouts++] = *o;
+  return 0;
+}
+
+/* One out per device of the last "-device a,b" in o->args; earlier -device
+ * pairs are dropped (the user's --gpu-tool-arg comes after the
+ * configuration's options and wins). */
+static int add_gen_outs(struct target *t, struct sycl_out *o,
+                        struct lw_diag *d) {
+  size_t at = o->args.n;
+  for (size_t i = 0; i + 1 < o->args.n; i++)
+    if (strcmp(o->args.v[i], "-device") == 0)
+      at = i;
+  if (at == o->args.n) {
+    int rc = lw_error(d, LW_EINVAL,
+                      "SYCL target '%s': no device for ocloc (give "
+                      "--gpu-tool-arg=\"-device <name>\" or an intel_gpu_<name> "
+                      "target)",
+                      o->name);
+    out_free(o);
+    return rc;
+  }
+  struct lw_strvec devices = {0};
+  int rc = lw_strvec_split(&devices, o->args.v[at + 1], ',');
+  for (size_t k = 0; !rc && k < devices.n; k++) {
+    struct sycl_out one = {AOT_GEN, o->dev, NULL, NULL, {0}};
+    for (size_t i = 0; !rc && i < o->args.n; i++) {
+      if (strcmp(o->args.v[i], "-device") == 0 && i + 1 < o->args.n) {
+        if (i++ != at)
+          continue;
+        rc = lw_strvec_push(&one.args, "-device") ||
+             lw_strvec_push(&one.args, devices.v[k]);
+        continue;
+      }
+      rc = lw_strvec_push(&one.args, o->args.v[i]);
+    }
+    one.name = devices.n > 1 || strncmp(o->name, "intel_gpu_", 10) != 0
+                   ? lw_xasprintf("%s -device %s", o->name, devices.v[k])
+                   : strdup(o->name);
+    /* ocloc spells some devices with '-' (adl-s), DPC++ targets with '_'. */
+    one.compile_target = lw_xasprintf("intel_gpu_%s", devices.v[k]);
+    for (char *c = one.compile_target; c && *c; c++)
+      if (*c == '-')
+        *c = '_';
+    if (rc || !one.name || !one.compile_target) {
+      out_free(&one);
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    } else {
+      rc = add_out(t, &one, d);
+    }
+  }
+  lw_strvec_free(&devices);
+  out_free(o);
+  return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
+}
+
+static int add_named(struct target *t, const char *name, struct lw_diag *d) {
+  const struct lw_plan *p = t->plan;
+  const struct aot_device *dev =
+      aot_config_find(&p->config, strcmp(name, "spirv64") == 0 ? "spir64"
+                                                                 : name);
+  if (!dev) {
+    char *known = aot_config_names(&p->config);
+    int rc = lw_error(d, LW_EINVAL, "unknown SYCL target '%s' (known: %s)",
+                      name, known ? known : "?");
+    free(known);
+    return rc;
+  }
+  struct sycl_out o = {AOT_JIT, dev, strdup(dev->name), NULL, {0}};
+  if (!o.name)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  const struct lw_strvec *extra = NULL;
+  if (strcmp(dev->toolchain, "ocloc") == 0) {
+    o.kind = AOT_GEN;
+    extra = &p->o->gpu_tool_args;
+  } else if (strcmp(dev->toolchain, "opencl-aot") == 0) {
+    o.kind = AOT_CPU;
+    extra = &p->o->cpu_tool_args;
+    if (!(o.compile_target = strdup("spir64_x86_64"))) {
+      out_free(&o);
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  } else if (strcmp(dev->name, "spir64") != 0) {
+    int rc = lw_error(d, LW_ENOTSUP,
+                      dev->toolchain[0]
+                          ? "SYCL target '%s': AOT toolchain '%s' is not "
+                            "supported yet (fatlink runs ocloc and opencl-aot)"
+                          : "SYCL target '%s' has no AOT toolchain in the "
+                            "device configuration%s",
+                      dev->name, dev->toolchain);
+    out_free(&o);
+    return rc;
+  }
+  int rc = 0;
+  if (o.kind != AOT_JIT) {
+    rc = lw_split_args(dev->name, dev->options, &o.args, d);
+    if (!rc && lw_strvec_extend_from(&o.args, extra))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if (rc) {
+    out_free(&o);
+    return rc;
+  }
+  return o.kind == AOT_GEN ? add_gen_outs(t, &o, d) : add_out(t, &o, d);
+}
+
+int lw__aot_plan_target(struct target *t, struct lw_diag *d) {
+  struct lw_plan *p = t->plan;
+  const struct lw_options *o = p->o;
+  int rc = 0;
+  if (t->aot == AOT_JIT && !o->sycl_targets.n) {
+    struct sycl_out jit = {AOT_JIT, NULL, strdup("spir64"), NULL, {0}};
+    return jit.name ? add_out(t, &jit, d)
+                    : lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if ((rc = load_config(p, d)))
+    return rc;
+  if (t->aot == AOT_JIT) {
+    for (size_t i = 0; !rc && i < o->sycl_targets.n; i++)
+      rc = add_named(t, o->sycl_targets.v[i], d);
+    return rc;
+  }
+  /* An AOT triple's image: its arch names the device when the
+   * configuration knows it (intel_gpu_skl), else the triple's own entry. */
+  const char *name = t->arch[0] && aot_config_find(&p->config, t->arch)
+                         ? t->arch
+                         : aot_runtime_target(t->aot);
+  return add_named(t, name, d);
+}
+
+/* ---- filter and compile -------------------------------------------------- */
+
+struct aot_job {
+  struct sycl_module *m;
+  size_t k; /* the out */
+};
+
+static void requirements(const struct dl_props *props, struct aot_reqs *r,
+                         uint32_t *aspects, uint32_t *fixed, size_t max) {
+  memset(r, 0, sizeof *r);
+  static const char set[] = "SYCL/device requirements";
+  const struct dl_prop *pr = dl_props_find(props, set, "aspects");
+  if (pr) {
+    r->aspects = aspects;
+    r->naspects = dl_prop_u32s(pr, aspects, max);
+    if (r->naspects > max)
+      r->naspects = max;
+  }
+  if ((pr = dl_props_find(props, set, "reqd_sub_group_size")))
+    dl_prop_u32s(pr, &r->sg, 1);
+  if ((pr = dl_props_find(props, set, "fixed_target"))) {
+    r->has_fixed = 1;
+    r->fixed = fixed;
+    r->nfixed = dl_prop_u32s(pr, fixed, max);
+    if (r->nfixed > max)
+      r->nfixed = max;
+  }
+}
+
+/* "k1, k2, k3 and 4 more" */
+static char *kernel_list(const struct lw_strvec *k) {
+  struct lw_buf b = {0};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < k->n && i < 3; i++)
+    rc = (i ? lw_buf_append(&b, ", ", 2) : 0) ||
+         lw_buf_append(&b, k->v[i], strlen(k->v[i]));
+  char more[32] = "";
+  if (k->n > 3)
+    snprintf(more, sizeof more, " and %zu more", k->n - 3);
+  if (rc || lw_buf_append(&b, more, strlen(more) + 1)) {
+    lw_buf_free(&b);
+    return NULL;
+  }
+  return (char *)b.data;
+}
+
+static int aot_prepare(struct lw_graph *g, struct lw_job *j,
+                       struct lw_diag *d) {
+  (void)g;
+  struct aot_job *a = j->data;
+  struct sycl_module *m = a->m;
+  const struct sycl_out *out = &m->t->outs[a->k];
+  const struct lw_options *o = m->t->plan->o;
+  int rc = 0;
+  /* The module's SPIR-V as a file, once for all its devices. */
+  if (!m->spv && !(rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d)) &&
+      !o->dry_run)
+    rc = lw__write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
+  if (!rc)
+    rc = lw_tmp_create("sycl-native", "bin", &m->aot[a->k].out, d);
+  if (rc)
+    return rc;
+  j->what = lw_xasprintf("%s for module %zu of %s (%s)", "ocloc", m->index,
+                         m->t->triple, out->name);
+  if (!j->what || lw_strvec_push(&j->argv, LW_OCLOC) ||
+      lw_strvec_push(&j->argv, "compile") ||
+      lw_strvec_push(&j->argv, "-spirv_input") ||
+      lw_strvec_push(&j->argv, "-file") ||
+      lw_strvec_push(&j->argv, lw_tmp_path(m->spv)) ||
+      lw_strvec_push(&j->argv, "-output") ||
+      lw_strvec_push(&j->argv, lw_tmp_path(m->aot[a->k].out)) ||
+      lw_strvec_push(&j->argv, "-output_no_suffix") ||
+      lw_strvec_extend_from(&j->argv, &out->args))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+/* ocloc writes an ELF file (one device) or an ar archive (several). */
+static int plausible(const struct lw_buf *b) {
+  return (b->len >= 4 && memcmp(b->data, "\177ELF", 4) == 0) ||
+         (b->len >= 8 && memcmp(b->data, "!<arch>\n", 8) == 0);
+}
+
+static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
+  (void)g;
+  struct aot_job *a = j->data;
+  struct sycl_module *m = a->m;
+  struct aot_image *im = &m->aot[a->k];
+  if (m->t->plan->o->dry_run)
+    return 0;
+  int rc = lw_read_file(lw_tmp_path(im->out), &im->image, d);
+  if (!rc && !plausible(&im->image))
+    rc = lw_error(d, LW_ETOOL,
+                  "%s: ocloc wrote no device binary (%zu bytes, neither ELF "
+                  "nor an archive)",
+                  j->what, im->image.len);
+  const struct target *t = m->t;
+  const char *ct = t->outs[a->k].compile_target;
+  if (!rc && m->index < t->split.n &&
+      dl_props_with_bytes(&t->split.g[m->index].props,
+                          "SYCL/device requirements", "compile_target", ct,
+                          strlen(ct), &im->props))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  return rc;
+}
+
+static const struct lw_job_kind aot_kind = {"aot", aot_prepare, NULL,
+                                            aot_done, free};
+
+int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
+                         struct lw_diag *d) {
+  struct target *t = m->t;
+  if (!m->aot && !(m->aot = calloc(t->nouts ? t->nouts : 1, sizeof *m->aot)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  static const struct dl_props none;
+  const struct dl_group *gr =
+      m->index < t->split.n ? &t->split.g[m->index] : NULL;
+  uint32_t aspects[64], fixed[64];
+  struct aot_reqs r;
+  requirements(gr ? &gr->props : &none, &r, aspects, fixed, 64);
+  for (size_t k = 0; k < t->nouts; k++) {
+    const struct sycl_out *out = &t->outs[k];
+    if (out->kind == AOT_JIT)
+      continue;
+    char why[256];
+    if (aot_filter(out->dev, &r, why, sizeof why)) {
+      m->aot[k].dropped = 1;
+      if (t->plan->o->verbose) {
+        char *ks = gr ? kernel_list(&gr->kernels) : NULL;
+        fprintf(stderr,
+                "fatlink: module %zu of %s (%s) is not compiled for %s: %s\n",
+                m->index, t->triple, ks ? ks : "?", out->name, why);
+        free(ks);
+      }
+      continue;
+    }
+    if (out->kind == AOT_CPU)
+      return lw_error(d, LW_ENOTSUP,
+                      "SYCL target '%s': CPU AOT compilation is not "
+                      "supported yet",
+                      out->name);
+    struct aot_job *a = calloc(1, sizeof *a);
+    if (!a)
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    *a = (struct aot_job){m, k};
+    struct lw_job *aj = lw_graph_add(g, &aot_kind, a, NULL, 0);
+    if (!aj) {
+      free(a);
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    }
+    if (lw_graph_add_dep(g, t->plan->wrap, aj))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+void lw__aot_check_coverage(const struct target *t) {
+  for (size_t k = 0; k < t->nouts; k++)
+    if (t->outs[k].kind == AOT_JIT)
+      return; /* the JIT image has every kernel */
+  for (size_t i = 0; i < t->nmodules && i < t->split.n; i++) {
+    const struct sycl_module *m = &t->modules[i];
+    size_t k;
+    for (k = 0; k < t->nouts; k++)
+      if (m->aot && !m->aot[k].dropped)
+        break;
+    if (k < t->nouts)
+      continue;
+    const struct lw_strvec *ks = &t->split.g[i].kernels;
+    for (size_t n = 0; n < ks->n; n++)
+      fprintf(stderr,
+              "fatlink: warning: kernel '%s' has no image for any requested "
+              "SYCL target (the device configuration says none supports "
+              "it)\n",
+              ks->v[n]);
+  }
+}
+
+void lw__aot_free(struct target *t) {
+  for (size_t i = 0; i < t->nmodules; i++) {
+    struct sycl_module *m = &t->modules[i];
+    for (size_t k = 0; m->aot && k < t->nouts; k++) {
+      lw_buf_free(&m->aot[k].image);
+      dl_props_free(&m->aot[k].props);
+    }
+    free(m->aot);
+    m->aot = NULL;
+  }
+  for (size_t k = 0; k < t->nouts; k++)
+    out_free(&t->outs[k]);
+  free(t->outs);
+  t->outs = NULL;
+  t->nouts = 0;
+}
