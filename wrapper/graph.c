@@ -271,7 +271,10 @@ static void proc_closed(uv_handle_t *h) {
       lw_error(&j->diag, LW_ETOOL, "%s%s'%s': failed with exit code %d%s%s%s%s",
                what, sep, j->argv.v[0], j->exit_status, colon, line,
                j->hint ? " - " : "", j->hint ? j->hint : "");
-    j->diag.exit_status = j->exit_status ? j->exit_status : 1;
+    /* The host linker's status is passed on, as its output is (the user
+     * sees a linker); any other tool's failure is fatlink's: exit 1. */
+    if (j->inherit_stdio)
+      j->diag.exit_status = j->exit_status;
     rc = LW_ETOOL;
   }
   free(p);
@@ -293,11 +296,14 @@ static void on_exit_cb(uv_process_t *h, int64_t status, int sig) {
   uv_close((uv_handle_t *)h, proc_closed);
 }
 
-/* --tool-timeout: a tool still running is killed; on_exit_cb follows. */
+/* --tool-timeout: a tool still running is killed with everything it
+ * started (its process group: a script's children would keep the output
+ * pipes open); on_exit_cb follows. */
 static void on_timeout(uv_timer_t *t) {
   struct proc *p = t->data;
   p->timed_out = 1;
-  uv_process_kill(&p->p, SIGKILL);
+  kill(-p->p.pid, SIGKILL);
+  kill(p->p.pid, SIGKILL);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
@@ -344,6 +350,8 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   po.exit_cb = on_exit_cb;
   po.stdio = stdio;
   po.stdio_count = 3;
+  /* Its own process group, so that stopping it stops what it started. */
+  po.flags = UV_PROCESS_DETACHED;
   p->open_handles++;
   j->runner = p;
   sigset_t old;

@@ -102,7 +102,7 @@ static int add_gen_outs(struct target *t, struct sycl_out *o,
       }
       rc = lw_strvec_push(&one.args, o->args.v[i]);
     }
-    one.name = devices.n > 1 || strncmp(o->name, "intel_gpu_", 10) != 0
+    one.name = devices.n > 1 || strcmp(o->name, "spir64_gen") == 0
                    ? lw_xasprintf("%s -device %s", o->name, devices.v[k])
                    : strdup(o->name);
     /* ocloc spells some devices with '-' (adl-s), DPC++ targets with '_'. */

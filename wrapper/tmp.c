@@ -53,9 +53,14 @@ static void remove_all(int in_signal) {
 
 /* What a dying process does first: stop its tools, remove its files. */
 static void clean_up_in_signal(void) {
+  /* Each tool leads a process group of its own (graph.c): the group goes,
+   * with whatever the tool started (and the tool itself, should it not
+   * have made its group yet). */
   for (size_t i = 0; i < MAX_CHILDREN; i++)
-    if (children[i] > 0)
+    if (children[i] > 0) {
+      kill(-children[i], SIGTERM);
       kill(children[i], SIGTERM);
+    }
   remove_all(1);
 }
 
