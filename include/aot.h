@@ -91,4 +91,17 @@ struct aot_reqs {
 int aot_filter(const struct aot_device *dev, const struct aot_reqs *r,
                char *why, size_t n);
 
+/* ---- back ends: one module's SPIR-V in, a native image out -------------- */
+
+/* ocloc.c (spir64_gen). Can libocloc.so be used in process? */
+int aot_ocloc_in_process(void);
+
+/* The ocloc command line compiling `in` into `out` with `args` after it. */
+int aot_ocloc_argv(const struct lw_strvec *args, const char *tool,
+                   const char *in, const char *out, struct lw_strvec *argv);
+
+/* Compiles in process through libocloc, as aot_ocloc_argv's command would. */
+int aot_ocloc_run(const struct lw_strvec *args, const unsigned char *spv,
+                  size_t n, struct lw_buf *image, struct lw_diag *d);
+
 #endif

@@ -32,6 +32,7 @@ struct lw_options {
   struct lw_strvec gpu_tool_args;   /* --gpu-tool-arg= words, in order */
   struct lw_strvec cpu_tool_args;   /* --cpu-tool-arg= words, in order */
   int tool_timeout;                 /* --tool-timeout= seconds, 0: none */
+  int aot_tools;                    /* --aot-in-process=off */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */

@@ -25,7 +25,7 @@ enum id {
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
   O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
-  O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT,
+  O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
 };
 
 struct opt {
@@ -103,6 +103,9 @@ static const struct opt table[] = {
     {"--gen-tool-arg=", JOINED, O_GPU_TOOL, 0, "same as --gpu-tool-arg"},
     {"--cpu-tool-arg=", JOINED, O_CPU_TOOL, 0,
      "<args>: options of the CPU AOT compiler (OpenCL build options)"},
+    {"--aot-in-process=", JOINED, O_AOT_IN_PROCESS, 0,
+     "on|off: AOT compilers in process when their library loads "
+     "(libocloc, the OpenCL ICD loader; default on) or always as tools"},
     {"--tool-timeout=", JOINED, O_TOOL_TIMEOUT, 0,
      "<seconds>: stop any tool that runs longer (default: no limit)"},
     {"--fpga-tool-arg=", JOINED, O_FPGA_TOOL, 1,
@@ -354,6 +357,14 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_split_args("--gpu-tool-arg", v, &o->gpu_tool_args, d);
   case O_CPU_TOOL:
     return lw_split_args("--cpu-tool-arg", v, &o->cpu_tool_args, d);
+  case O_AOT_IN_PROCESS:
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+      return lw_error(d, LW_EINVAL,
+                      "invalid --aot-in-process value '%s' (expected on or "
+                      "off)",
+                      v);
+    o->aot_tools = v[1] == 'f';
+    break;
   case O_TOOL_TIMEOUT: {
     char *end;
     long n = strtol(v, &end, 10);

@@ -11,7 +11,8 @@
  *   filter  when a module's SPIR-V is ready its "SYCL/device requirements"
  *           go through the aspect filter for each AOT out; a module kept
  *           away from a device is said with --wrapper-verbose.
- *   aot     one job per module and device: ocloc, spawned.
+ *   aot     one job per module and device: ocloc in process (libocloc)
+ *           or spawned (--aot-in-process=off, or no libocloc).
  * Wrap then registers, for each module, the JIT image (if asked) and every
  * native image beside it, all with the module's kernels and property sets;
  * a kernel no requested target got is a warning. */
@@ -249,6 +250,13 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
   struct sycl_module *m = a->m;
   const struct sycl_out *out = &m->t->outs[a->k];
   const struct lw_options *o = m->t->plan->o;
+  j->what = lw_xasprintf("ocloc%s for module %zu of %s (%s)",
+                         j->kind->run ? " in process" : "", m->index,
+                         m->t->triple, out->name);
+  if (!j->what)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (j->kind->run)
+    return 0; /* the SPIR-V and the binary stay in memory */
   int rc = 0;
   /* The module's SPIR-V as a file, once for all its devices. */
   if (!m->spv && !(rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d)) &&
@@ -256,21 +264,20 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
     rc = lw__write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc)
     rc = lw_tmp_create("sycl-native", "bin", &m->aot[a->k].out, d);
-  if (rc)
-    return rc;
-  j->what = lw_xasprintf("%s for module %zu of %s (%s)", "ocloc", m->index,
-                         m->t->triple, out->name);
-  if (!j->what || lw_strvec_push(&j->argv, LW_OCLOC) ||
-      lw_strvec_push(&j->argv, "compile") ||
-      lw_strvec_push(&j->argv, "-spirv_input") ||
-      lw_strvec_push(&j->argv, "-file") ||
-      lw_strvec_push(&j->argv, lw_tmp_path(m->spv)) ||
-      lw_strvec_push(&j->argv, "-output") ||
-      lw_strvec_push(&j->argv, lw_tmp_path(m->aot[a->k].out)) ||
-      lw_strvec_push(&j->argv, "-output_no_suffix") ||
-      lw_strvec_extend_from(&j->argv, &out->args))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
+  if (!rc && aot_ocloc_argv(&out->args, LW_OCLOC, lw_tmp_path(m->spv),
+                            lw_tmp_path(m->aot[a->k].out), &j->argv))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  return rc;
+}
+
+static int aot_run(struct lw_job *j, struct lw_diag *d) {
+  struct aot_job *a = j->data;
+  struct sycl_module *m = a->m;
+  struct lw_diag why = {0};
+  int rc = aot_ocloc_run(&m->t->outs[a->k].args, m->image.data, m->image.len,
+                         &m->aot[a->k].image, &why);
+  /* Named like a tool's failure: which step, which module. */
+  return rc ? lw_error(d, rc, "%s: %.3000s", j->what, why.msg) : 0;
 }
 
 /* ocloc writes an ELF file (one device) or an ar archive (several). */
@@ -286,7 +293,7 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   struct aot_image *im = &m->aot[a->k];
   if (m->t->plan->o->dry_run)
     return 0;
-  int rc = lw_read_file(lw_tmp_path(im->out), &im->image, d);
+  int rc = im->out ? lw_read_file(lw_tmp_path(im->out), &im->image, d) : 0;
   if (!rc && !plausible(&im->image))
     rc = lw_error(d, LW_ETOOL,
                   "%s: ocloc wrote no device binary (%zu bytes, neither ELF "
@@ -302,8 +309,10 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   return rc;
 }
 
-static const struct lw_job_kind aot_kind = {"aot", aot_prepare, NULL,
-                                            aot_done, free};
+static const struct lw_job_kind aot_tool_kind = {"aot", aot_prepare, NULL,
+                                                 aot_done, free};
+static const struct lw_job_kind aot_inproc_kind = {"aot", aot_prepare, aot_run,
+                                                   aot_done, free};
 
 int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
                          struct lw_diag *d) {
@@ -341,7 +350,9 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
     if (!a)
       return lw_error(d, LW_ENOMEM, "out of memory");
     *a = (struct aot_job){m, k};
-    struct lw_job *aj = lw_graph_add(g, &aot_kind, a, NULL, 0);
+    int inproc = !t->plan->o->aot_tools && aot_ocloc_in_process();
+    struct lw_job *aj =
+        lw_graph_add(g, inproc ? &aot_inproc_kind : &aot_tool_kind, a, NULL, 0);
     if (!aj) {
       free(a);
       return lw_error(d, LW_ENOMEM, "out of memory");
