@@ -104,4 +104,16 @@ int aot_ocloc_argv(const struct lw_strvec *args, const char *tool,
 int aot_ocloc_run(const struct lw_strvec *args, const unsigned char *spv,
                   size_t n, struct lw_buf *image, struct lw_diag *d);
 
+/* cpu.c (spir64_x86_64). Is there an OpenCL CPU device that takes SPIR-V?
+ * If not, *why says what there is. */
+int aot_cpu_in_process(const char **why);
+
+/* The opencl-aot command line compiling `in` into `out`. */
+int aot_cpu_argv(const struct lw_strvec *args, const char *tool,
+                 const char *in, const char *out, struct lw_strvec *argv);
+
+/* Compiles in process on that device, `args` as its build options. */
+int aot_cpu_run(const struct lw_strvec *args, const unsigned char *spv,
+                size_t n, struct lw_buf *image, struct lw_diag *d);
+
 #endif

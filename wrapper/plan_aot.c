@@ -11,8 +11,10 @@
  *   filter  when a module's SPIR-V is ready its "SYCL/device requirements"
  *           go through the aspect filter for each AOT out; a module kept
  *           away from a device is said with --wrapper-verbose.
- *   aot     one job per module and device: ocloc in process (libocloc)
- *           or spawned (--aot-in-process=off, or no libocloc).
+ *   aot     one job per module and device. Intel GPUs: ocloc in process
+ *           (libocloc) or spawned; CPUs: an OpenCL CPU device in process
+ *           (through the ICD loader) or the opencl-aot tool. Spawned with
+ *           --aot-in-process=off or when the library or device is missing.
  * Wrap then registers, for each module, the JIT image (if asked) and every
  * native image beside it, all with the module's kernels and property sets;
  * a kernel no requested target got is a warning. */
@@ -20,10 +22,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#ifndef LW_OCLOC
+/* The AOT tools, found on PATH when spawned. */
 #define LW_OCLOC "ocloc"
-#endif
+#define LW_OPENCL_AOT "opencl-aot"
 
 /* ---- outs ---------------------------------------------------------------- */
 
@@ -243,6 +246,13 @@ static char *kernel_list(const struct lw_strvec *k) {
   return (char *)b.data;
 }
 
+/* The step's name in messages. */
+static const char *step(const struct lw_job *j, enum aot_target kind) {
+  if (kind == AOT_GEN)
+    return j->kind->run ? "ocloc in process" : "ocloc";
+  return j->kind->run ? "OpenCL CPU build in process" : "opencl-aot";
+}
+
 static int aot_prepare(struct lw_graph *g, struct lw_job *j,
                        struct lw_diag *d) {
   (void)g;
@@ -250,9 +260,8 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
   struct sycl_module *m = a->m;
   const struct sycl_out *out = &m->t->outs[a->k];
   const struct lw_options *o = m->t->plan->o;
-  j->what = lw_xasprintf("ocloc%s for module %zu of %s (%s)",
-                         j->kind->run ? " in process" : "", m->index,
-                         m->t->triple, out->name);
+  j->what = lw_xasprintf("%s for module %zu of %s (%s)", step(j, out->kind),
+                         m->index, m->t->triple, out->name);
   if (!j->what)
     return lw_error(d, LW_ENOMEM, "out of memory");
   if (j->kind->run)
@@ -264,24 +273,32 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
     rc = lw__write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc)
     rc = lw_tmp_create("sycl-native", "bin", &m->aot[a->k].out, d);
-  if (!rc && aot_ocloc_argv(&out->args, LW_OCLOC, lw_tmp_path(m->spv),
-                            lw_tmp_path(m->aot[a->k].out), &j->argv))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  return rc;
+  if (rc)
+    return rc;
+  const char *in = lw_tmp_path(m->spv), *res = lw_tmp_path(m->aot[a->k].out);
+  if (out->kind == AOT_GEN
+          ? aot_ocloc_argv(&out->args, LW_OCLOC, in, res, &j->argv)
+          : aot_cpu_argv(&out->args, LW_OPENCL_AOT, in, res, &j->argv))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
 }
 
 static int aot_run(struct lw_job *j, struct lw_diag *d) {
   struct aot_job *a = j->data;
   struct sycl_module *m = a->m;
+  const struct sycl_out *out = &m->t->outs[a->k];
   struct lw_diag why = {0};
-  int rc = aot_ocloc_run(&m->t->outs[a->k].args, m->image.data, m->image.len,
-                         &m->aot[a->k].image, &why);
+  int rc = (out->kind == AOT_GEN ? aot_ocloc_run : aot_cpu_run)(
+      &out->args, m->image.data, m->image.len, &m->aot[a->k].image, &why);
   /* Named like a tool's failure: which step, which module. */
   return rc ? lw_error(d, rc, "%s: %.3000s", j->what, why.msg) : 0;
 }
 
-/* ocloc writes an ELF file (one device) or an ar archive (several). */
-static int plausible(const struct lw_buf *b) {
+/* ocloc writes an ELF file (one device) or an ar archive (several); a CPU
+ * runtime's binary format is its own. */
+static int plausible(enum aot_target kind, const struct lw_buf *b) {
+  if (kind != AOT_GEN)
+    return b->len > 0;
   return (b->len >= 4 && memcmp(b->data, "\177ELF", 4) == 0) ||
          (b->len >= 8 && memcmp(b->data, "!<arch>\n", 8) == 0);
 }
@@ -291,20 +308,20 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   struct aot_job *a = j->data;
   struct sycl_module *m = a->m;
   struct aot_image *im = &m->aot[a->k];
-  if (m->t->plan->o->dry_run)
+  const struct target *t = m->t;
+  const struct sycl_out *out = &t->outs[a->k];
+  if (t->plan->o->dry_run)
     return 0;
   int rc = im->out ? lw_read_file(lw_tmp_path(im->out), &im->image, d) : 0;
-  if (!rc && !plausible(&im->image))
-    rc = lw_error(d, LW_ETOOL,
-                  "%s: ocloc wrote no device binary (%zu bytes, neither ELF "
-                  "nor an archive)",
-                  j->what, im->image.len);
-  const struct target *t = m->t;
-  const char *ct = t->outs[a->k].compile_target;
+  if (!rc && !plausible(out->kind, &im->image))
+    rc = lw_error(d, LW_ETOOL, "%s: no device binary came out (%zu bytes%s)",
+                  j->what, im->image.len,
+                  out->kind == AOT_GEN ? ", neither ELF nor an archive" : "");
   if (!rc && m->index < t->split.n &&
       dl_props_with_bytes(&t->split.g[m->index].props,
-                          "SYCL/device requirements", "compile_target", ct,
-                          strlen(ct), &im->props))
+                          "SYCL/device requirements", "compile_target",
+                          out->compile_target, strlen(out->compile_target),
+                          &im->props))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   return rc;
 }
@@ -313,6 +330,39 @@ static const struct lw_job_kind aot_tool_kind = {"aot", aot_prepare, NULL,
                                                  aot_done, free};
 static const struct lw_job_kind aot_inproc_kind = {"aot", aot_prepare, aot_run,
                                                    aot_done, free};
+
+static int on_path(const char *tool) {
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    size_t n = strcspn(path, ":");
+    char *p = lw_xasprintf("%.*s/%s", (int)n, path, tool);
+    int ok = p && n && access(p, X_OK) == 0;
+    free(p);
+    if (ok)
+      return 1;
+    path += n + (path[n] == ':');
+  }
+  return 0;
+}
+
+/* In process (the library loads, a device takes SPIR-V) unless
+ * --aot-in-process=off; else the tool, which for the CPU must be on PATH. */
+static int in_process(const struct target *t, const struct sycl_out *out,
+                      int *inproc, struct lw_diag *d) {
+  int tools = t->plan->o->aot_tools;
+  if (out->kind == AOT_GEN) {
+    *inproc = !tools && aot_ocloc_in_process();
+    return 0;
+  }
+  const char *why = "not looked for with --aot-in-process=off";
+  *inproc = !tools && aot_cpu_in_process(&why);
+  if (*inproc || on_path(LW_OPENCL_AOT))
+    return 0;
+  return lw_error(d, LW_ENOTSUP,
+                  "SYCL target '%s': no OpenCL CPU device takes SPIR-V (%s) "
+                  "and %s is not on PATH",
+                  out->name, why, LW_OPENCL_AOT);
+}
 
 int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
                          struct lw_diag *d) {
@@ -341,16 +391,14 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
       }
       continue;
     }
-    if (out->kind == AOT_CPU)
-      return lw_error(d, LW_ENOTSUP,
-                      "SYCL target '%s': CPU AOT compilation is not "
-                      "supported yet",
-                      out->name);
+    int inproc;
+    int rc = in_process(t, out, &inproc, d);
+    if (rc)
+      return rc;
     struct aot_job *a = calloc(1, sizeof *a);
     if (!a)
       return lw_error(d, LW_ENOMEM, "out of memory");
     *a = (struct aot_job){m, k};
-    int inproc = !t->plan->o->aot_tools && aot_ocloc_in_process();
     struct lw_job *aj =
         lw_graph_add(g, inproc ? &aot_inproc_kind : &aot_tool_kind, a, NULL, 0);
     if (!aj) {

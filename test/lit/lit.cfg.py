@@ -30,4 +30,5 @@ config.substitutions += [
     ("%python", config.python_executable),
     ("%ld", "/usr/bin/ld"),
     ("%llvm_lib", config.llvm_lib_dir),
+    ("%test_icd", config.test_icd),
 ]

@@ -10,7 +10,15 @@
  * SYCL_RT_EXPECT=<t1,t2,...> checks that every kernel is in an image of each
  * target: "spir64" is the JIT SPIR-V, any other name an AOT image whose
  * "compile_target" property says it (intel_gpu_skl, spir64_x86_64).
+ * Built with -DSYCL_RT_OPENCL (and -lOpenCL), it also loads each native
+ * image for spir64_x86_64 on the first OpenCL CPU device
+ * (clCreateProgramWithBinary, clBuildProgram) and creates every kernel the
+ * image registers, as a runtime would before running one.
  * Any failed check prints "sycl_rt: CHECK FAILED: ..." and exits 1. */
+#ifdef SYCL_RT_OPENCL
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +102,44 @@ static void compile_target(const struct prop_set *b, const struct prop_set *e,
       }
 }
 
+#ifdef SYCL_RT_OPENCL
+static void load_cpu_image(unsigned i, const unsigned char *b, size_t n,
+                           const struct entry *eb, const struct entry *ee) {
+  cl_platform_id plats[8];
+  cl_uint np = 0;
+  CHECK(clGetPlatformIDs(8, plats, &np) == CL_SUCCESS && np,
+        "image %u: no OpenCL platform", i);
+  cl_device_id dev = NULL;
+  for (cl_uint p = 0; p < np && p < 8 && !dev; p++)
+    if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_CPU, 1, &dev, NULL) !=
+        CL_SUCCESS)
+      dev = NULL;
+  CHECK(dev, "image %u: no OpenCL CPU device", i);
+  char name[128] = "";
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+  cl_int err = 0, status = 0;
+  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  CHECK(ctx, "image %u: no OpenCL context (%d)", i, err);
+  cl_program prog =
+      clCreateProgramWithBinary(ctx, 1, &dev, &n, &b, &status, &err);
+  CHECK(prog && status == CL_SUCCESS,
+        "image %u: '%s' does not take the binary (%d)", i, name, err);
+  CHECK(clBuildProgram(prog, 1, &dev, "", NULL, NULL) == CL_SUCCESS,
+        "image %u: the binary does not build on '%s'", i, name);
+  size_t nk = 0;
+  for (const struct entry *en = eb; en < ee; en++, nk++) {
+    cl_kernel k = clCreateKernel(prog, en->name, &err);
+    CHECK(k, "image %u: kernel %s is not in the binary (%d)", i, en->name,
+          err);
+    clReleaseKernel(k);
+  }
+  clReleaseProgram(prog);
+  clReleaseContext(ctx);
+  printf("sycl_rt: image %u loaded on '%s', %zu kernel(s) created\n", i, name,
+         nk);
+}
+#endif
+
 static void walk_props(const struct prop_set *b, const struct prop_set *e) {
   CHECK((b == NULL) == (e == NULL) && b <= e, "property set bounds");
   for (const struct prop_set *s = b; s && s < e; s++) {
@@ -167,11 +213,14 @@ static void walk(const struct desc *d) {
     uint32_t magic;
     memcpy(&magic, b, 4);
     int native = version == 2 && format == 1;
-    if (native)
+    char ct[128] = "";
+    if (version == 2)
+      compile_target(v2->sets_begin, v2->sets_end, ct, sizeof ct);
+    if (native && strncmp(ct, "intel_gpu_", 10) == 0) /* ocloc's */
       CHECK((e - b >= 4 && memcmp(b, "\177ELF", 4) == 0) ||
                 (e - b >= 8 && memcmp(b, "!<arch>\n", 8) == 0),
             "native image %u is neither ELF nor an archive", i);
-    else
+    else if (!native)
       CHECK(magic == 0x07230203u,
             "image %u does not start with the SPIR-V magic", i);
     if (version == 2) {
@@ -180,9 +229,6 @@ static void walk(const struct desc *d) {
       CHECK(v2->compile_opts && v2->link_opts, "image %u options", i);
       CHECK(!v2->manifest_begin && !v2->manifest_end, "image %u manifest", i);
     }
-    char ct[128] = "";
-    if (version == 2)
-      compile_target(v2->sets_begin, v2->sets_end, ct, sizeof ct);
     CHECK(!native || ct[0], "native image %u has no compile_target", i);
     printf("sycl_rt: image %u: version %u kind %u format %u target %s, "
            "%s%s%s, %zu bytes\n",
@@ -204,6 +250,10 @@ static void walk(const struct desc *d) {
     }
     if (version == 2)
       walk_props(v2->sets_begin, v2->sets_end);
+#ifdef SYCL_RT_OPENCL
+    if (native && strcmp(ct, "spir64_x86_64") == 0)
+      load_cpu_image(i, b, (size_t)(e - b), eb, ee);
+#endif
     if (dump) {
       char path[4096];
       snprintf(path, sizeof path, "%s%u.%s", dump, i, native ? "bin" : "spv");
