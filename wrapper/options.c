@@ -412,6 +412,14 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   return 0;
 }
 
+int lw_options_want_aot(const struct lw_options *o) {
+  for (size_t i = 0; i < o->sycl_targets.n; i++)
+    if (strcmp(o->sycl_targets.v[i], "spir64") != 0 &&
+        strcmp(o->sycl_targets.v[i], "spirv64") != 0)
+      return 1;
+  return 0;
+}
+
 void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->linker_args);
   lw_strvec_free(&o->llvm_opts);
