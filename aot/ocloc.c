@@ -33,6 +33,9 @@ static invoke_fn invoke;
 static free_fn free_output;
 
 static void load(void) {
+#ifndef __SANITIZE_ADDRESS__
+  /* (libocloc loads its compiler with RTLD_DEEPBIND, which
+   * AddressSanitizer's runtime refuses: a sanitizer build spawns ocloc.) */
   void *h = dlopen("libocloc.so", RTLD_NOW | RTLD_LOCAL);
   if (!h)
     return;
@@ -40,6 +43,7 @@ static void load(void) {
   free_output = (free_fn)dlsym(h, "oclocFreeOutput");
   if (!invoke || !free_output)
     invoke = NULL;
+#endif
 }
 
 int aot_ocloc_in_process(void) {

@@ -15,6 +15,11 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 config.environment["LD_LIBRARY_PATH"] = config.llvm_lib_dir
 
+# The AddressSanitizer build cannot load libocloc (RTLD_DEEPBIND): it spawns
+# ocloc, and tests of the in-process path say UNSUPPORTED: asan.
+if config.fatlink_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")
+
 bindir = config.fatlink_bin_dir
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions += [
