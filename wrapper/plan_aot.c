@@ -114,6 +114,14 @@ static int add_gen_outs(struct target *t, struct sycl_out *o,
     for (char *c = one.compile_target; c && *c; c++)
       if (*c == '-')
         *c = '_';
+    /* A device named only by -device is filtered as the configuration's
+     * intel_gpu_<device>, when it has one. */
+    const struct aot_device *known =
+        one.compile_target && o->dev && strcmp(o->dev->name, "spir64_gen") == 0
+            ? aot_config_find(&t->plan->config, one.compile_target)
+            : NULL;
+    if (known)
+      one.dev = known;
     if (rc || !one.name || !one.compile_target) {
       out_free(&one);
       rc = lw_error(d, LW_ENOMEM, "out of memory");
