@@ -84,7 +84,7 @@ int aot_cpu_argv(const struct lw_strvec *args, const char *tool,
              : 0;
 }
 
-/* The build log's first line mentioning an error, else its last. */
+/* The build log, in one line (lw_error_line). */
 static void build_log(cl_program prog, char *line, size_t cap) {
   size_t n = 0;
   line[0] = 0;
@@ -92,21 +92,10 @@ static void build_log(cl_program prog, char *line, size_t cap) {
           CL_SUCCESS ||
       n == 0)
     return;
-  char *log = malloc(n + 1);
-  if (!log ||
-      clGetProgramBuildInfo(prog, cpu, CL_PROGRAM_BUILD_LOG, n, log, NULL) !=
-          CL_SUCCESS) {
-    free(log);
-    return;
-  }
-  log[n] = 0;
-  char *best = NULL;
-  for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n")) {
-    best = l;
-    if (strstr(l, "error"))
-      break;
-  }
-  snprintf(line, cap, "%s", best ? best : "");
+  char *log = malloc(n);
+  if (log && clGetProgramBuildInfo(prog, cpu, CL_PROGRAM_BUILD_LOG, n, log,
+                                   NULL) == CL_SUCCESS)
+    lw_error_line(log, strnlen(log, n), line, cap);
   free(log);
 }
 

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 typedef int (*invoke_fn)(unsigned, const char **, uint32_t, const uint8_t **,
@@ -87,26 +86,6 @@ static void quiet(int on) {
   pthread_mutex_unlock(&quiet_lock);
 }
 
-/* What ocloc said, on one line: its first line mentioning an error, else
- * its last. */
-static void said(const uint8_t *log, size_t n, char *line, size_t cap) {
-  const char *p = (const char *)log, *end = p + n, *best = "", *best_end = best;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-    if (le > p) {
-      best = p;
-      best_end = le;
-      int err = 0;
-      for (const char *q = p; q + 5 <= le && !err; q++)
-        err = strncasecmp(q, "error", 5) == 0;
-      if (err)
-        break;
-    }
-    p = nl ? nl + 1 : end;
-  }
-  snprintf(line, cap, "%.*s", (int)(best_end - best), best);
-}
-
 int aot_ocloc_run(const struct lw_strvec *args, const unsigned char *spv,
                   size_t n, struct lw_buf *image, struct lw_diag *d) {
   if (!aot_ocloc_in_process())
@@ -140,7 +119,7 @@ int aot_ocloc_run(const struct lw_strvec *args, const unsigned char *spv,
   }
   if (status != 0 || !bin) {
     char line[300];
-    said(log, loglen, line, sizeof line);
+    lw_error_line((const char *)log, loglen, line, sizeof line);
     rc = lw_error(d, LW_ETOOL, "libocloc failed with status %d%s%s", status,
                   line[0] ? ": " : "", line);
   } else if (lw_buf_append(image, bin, binlen)) {

@@ -85,6 +85,11 @@ void lw_strvec_free(struct lw_strvec *sv);
 /* Returns a malloc'd formatted string, or NULL when out of memory. */
 char *lw_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* What a tool's output says, in one line for a message: its first line
+ * mentioning an error in any case (a driver's own summary comes last and
+ * says little), else its last non-empty line; "" for none. */
+void lw_error_line(const char *text, size_t n, char *line, size_t cap);
+
 /* Reads a whole file into `out`; a missing or unreadable file is an error
  * naming the path. */
 int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d);

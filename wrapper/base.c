@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *lw_strerror(int code) {
   switch (code) {
@@ -184,4 +185,23 @@ int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d) {
 void lw__bug(const char *file, int line, const char *msg) {
   fprintf(stderr, "fatlink: BUG: %s:%d: %s\n", file, line, msg);
   abort();
+}
+
+void lw_error_line(const char *text, size_t n, char *line, size_t cap) {
+  const char *p = text ? text : "", *end = p + (text ? n : 0);
+  const char *best = "", *best_end = best;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+    if (le > p) {
+      best = p;
+      best_end = le;
+      int err = 0;
+      for (const char *q = p; q + 5 <= le && !err; q++)
+        err = strncasecmp(q, "error", 5) == 0;
+      if (err)
+        break;
+    }
+    p = nl ? nl + 1 : end;
+  }
+  snprintf(line, cap, "%.*s", (int)(best_end - best), best);
 }

@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <uv.h>
 
 enum { PENDING, READY, RUNNING, DONE, FAILED };
@@ -214,35 +213,6 @@ static void after_work_cb(uv_work_t *req, int status) {
   start_ready(g);
 }
 
-/* Does p[0..n) contain "error" in any case? */
-static int says_error(const char *p, size_t n) {
-  for (size_t i = 0; i + 5 <= n; i++)
-    if (strncasecmp(p + i, "error", 5) == 0)
-      return 1;
-  return 0;
-}
-
-/* What a failed tool said, in one line: its first line mentioning an error
- * (a driver's own summary comes last and says little), else its last. */
-static void tool_message(const struct lw_buf *out, char *line, size_t cap) {
-  const char *p = out->len ? (const char *)out->data : "", *end = p + out->len;
-  const char *last = "", *last_end = last;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-    if (le > p && says_error(p, (size_t)(le - p))) {
-      last = p;
-      last_end = le;
-      break;
-    }
-    if (le > p) {
-      last = p;
-      last_end = le;
-    }
-    p = nl ? nl + 1 : end;
-  }
-  snprintf(line, cap, "%.*s", (int)(last_end - last), last);
-}
-
 static void proc_closed(uv_handle_t *h) {
   struct proc *p = h->data;
   if (--p->open_handles > 0)
@@ -257,7 +227,7 @@ static void proc_closed(uv_handle_t *h) {
     rc = LW_ETOOL; /* spawn failed, diag already set */
   else if (j->exit_status != 0 || p->timed_out) {
     char line[300];
-    tool_message(&j->out, line, sizeof line);
+    lw_error_line((const char *)j->out.data, j->out.len, line, sizeof line);
     const char *colon = line[0] ? ": " : "";
     if (p->timed_out)
       lw_error(&j->diag, LW_ETOOL,
