@@ -108,6 +108,15 @@ static int cmp_set(const void *a, const void *b) {
                 ((const struct dl_propset *)b)->name);
 }
 
+/* Sets and properties by name, as DPC++'s std::map-based registry writes
+ * them. */
+static void sort(struct dl_props *p) {
+  qsort(p->s, p->n, sizeof *p->s, cmp_set);
+  for (size_t i = 0; i < p->n; i++)
+    if (p->s[i].n > 1)
+      qsort(p->s[i].p, p->s[i].n, sizeof *p->s[i].p, cmp_prop);
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
@@ -244,10 +253,7 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");
   }
-  qsort(out->s, out->n, sizeof *out->s, cmp_set);
-  for (size_t i = 0; i < out->n; i++)
-    if (out->s[i].n > 1)
-      qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
+  sort(out);
   return 0;
 }
 
@@ -281,10 +287,7 @@ int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
     dl_props_free(out);
     return rc;
   }
-  qsort(out->s, out->n, sizeof *out->s, cmp_set);
-  for (size_t i = 0; i < out->n; i++)
-    if (out->s[i].n > 1)
-      qsort(out->s[i].p, out->s[i].n, sizeof *out->s[i].p, cmp_prop);
+  sort(out);
   return 0;
 }
 

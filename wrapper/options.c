@@ -159,13 +159,14 @@ static const struct opt *lookup(const char *arg, const char **value) {
   return NULL;
 }
 
-static int parse_jobs(const char *v, const char *opt, int *out,
-                      struct lw_diag *d) {
+/* A decimal count in [lo, hi]; `unit` words the error ("seconds, "). */
+static int parse_count(const char *v, const char *opt, long lo, long hi,
+                       const char *unit, int *out, struct lw_diag *d) {
   char *end;
   long n = strtol(v, &end, 10);
-  if (*v == 0 || *end || n < 1 || n > 1024)
-    return lw_error(d, LW_EINVAL, "invalid %s value '%s' (expected 1-1024)",
-                    opt, v);
+  if (*v == 0 || *end || n < lo || n > hi)
+    return lw_error(d, LW_EINVAL, "invalid %s value '%s' (expected %s%ld-%ld)",
+                    opt, v, unit, lo, hi);
   *out = (int)n;
   return 0;
 }
@@ -287,10 +288,13 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_strvec_push(&o->device_linker_args, v) ? LW_ENOMEM : 0;
   case O_DEVICE_COMPILER:
     return lw_strvec_push(&o->device_compiler_args, v) ? LW_ENOMEM : 0;
-  case O_JOBS: return parse_jobs(v, "--wrapper-jobs", &o->jobs, d);
+  case O_JOBS:
+    return parse_count(v, "--wrapper-jobs", 1, 1024, "", &o->jobs, d);
   case O_PARALLEL_LINK:
     /* The flag asks for what is always done: targets link in parallel. */
-    return v ? parse_jobs(v, "--parallel-link-sycl", &o->sycl_jobs, d) : 0;
+    return v ? parse_count(v, "--parallel-link-sycl", 1, 1024, "",
+                           &o->sycl_jobs, d)
+             : 0;
   case O_DRY_RUN: o->dry_run = 1; break;
   case O_SAVE_TEMPS: o->save_temps = 1; break;
   case O_VERBOSE: o->verbose = 1; break;
@@ -365,15 +369,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
                       v);
     o->aot_tools = v[1] == 'f';
     break;
-  case O_TOOL_TIMEOUT: {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 1 || n > 86400)
-      return lw_error(d, LW_EINVAL, "invalid --tool-timeout value '%s' "
-                      "(expected seconds, 1-86400)", v);
-    o->tool_timeout = (int)n;
-    break;
-  }
+  case O_TOOL_TIMEOUT:
+    return parse_count(v, "--tool-timeout", 1, 86400, "seconds, ",
+                       &o->tool_timeout, d);
   default:
     LW_BUG("option without a handler");
   }

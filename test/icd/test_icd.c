@@ -49,18 +49,6 @@ struct _cl_kernel {
 static struct _cl_platform_id platform = {&table};
 static struct _cl_device_id device = {&table};
 
-static cl_int give(const char *s, size_t size, void *value, size_t *ret) {
-  size_t n = strlen(s) + 1;
-  if (ret)
-    *ret = n;
-  if (value) {
-    if (size < n)
-      return CL_INVALID_VALUE;
-    memcpy(value, s, n);
-  }
-  return CL_SUCCESS;
-}
-
 static cl_int give_bytes(const void *p, size_t n, size_t size, void *value,
                          size_t *ret) {
   if (ret)
@@ -71,6 +59,10 @@ static cl_int give_bytes(const void *p, size_t n, size_t size, void *value,
     memcpy(value, p, n);
   }
   return CL_SUCCESS;
+}
+
+static cl_int give(const char *s, size_t size, void *value, size_t *ret) {
+  return give_bytes(s, strlen(s) + 1, size, value, ret);
 }
 
 static cl_int CL_API_CALL platform_info(cl_platform_id p,
