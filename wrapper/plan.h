@@ -23,6 +23,7 @@ struct sycl_out {
                                     by which the runtime picks it for a
                                     device: intel_gpu_skl, spir64_x86_64 */
   struct lw_strvec args;         /* the AOT compiler's options */
+  int in_process;                /* compiled in process, not by the tool */
 };
 
 /* One module compiled for one AOT out. */
@@ -107,7 +108,8 @@ void lw__sycl_free(struct target *t);
 /* ---- plan_aot.c ---------------------------------------------------------- */
 
 /* Decides the target's outs: for generic SPIR-V the --sycl-targets list
- * (default: the JIT image), for an AOT triple its own device. */
+ * (default: the JIT image), for an AOT triple its own device; and for each
+ * AOT out whether it is compiled in process or by the tool. */
 int lw__aot_plan_target(struct target *t, struct lw_diag *d);
 
 /* Module m's SPIR-V is ready: filters it for every AOT out and adds a

@@ -95,7 +95,7 @@ static int add_gen_outs(struct target *t, struct sycl_out *o,
   struct lw_strvec devices = {0};
   int rc = lw_strvec_split(&devices, o->args.v[at + 1], ',');
   for (size_t k = 0; !rc && k < devices.n; k++) {
-    struct sycl_out one = {AOT_GEN, o->dev, NULL, NULL, {0}};
+    struct sycl_out one = {AOT_GEN, o->dev, NULL, NULL, {0}, 0};
     for (size_t i = 0; !rc && i < o->args.n; i++) {
       if (strcmp(o->args.v[i], "-device") == 0 && i + 1 < o->args.n) {
         if (i++ != at)
@@ -146,7 +146,7 @@ static int add_named(struct target *t, const char *name, struct lw_diag *d) {
     free(known);
     return rc;
   }
-  struct sycl_out o = {AOT_JIT, dev, strdup(dev->name), NULL, {0}};
+  struct sycl_out o = {AOT_JIT, dev, strdup(dev->name), NULL, {0}, 0};
   if (!o.name)
     return lw_error(d, LW_ENOMEM, "out of memory");
   const struct lw_strvec *extra = NULL;
@@ -184,12 +184,46 @@ static int add_named(struct target *t, const char *name, struct lw_diag *d) {
   return o.kind == AOT_GEN ? add_gen_outs(t, &o, d) : add_out(t, &o, d);
 }
 
-int lw__aot_plan_target(struct target *t, struct lw_diag *d) {
+static int on_path(const char *tool) {
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    size_t n = strcspn(path, ":");
+    char *p = lw_xasprintf("%.*s/%s", (int)n, path, tool);
+    int ok = p && n && access(p, X_OK) == 0;
+    free(p);
+    if (ok)
+      return 1;
+    path += n + (path[n] == ':');
+  }
+  return 0;
+}
+
+/* In process (the library loads, a device takes SPIR-V) unless
+ * --aot-in-process=off; else the tool, which for the CPU must be on PATH.
+ * Decided once per out, when the target is planned. */
+static int decide_in_process(const struct target *t, struct sycl_out *out,
+                             struct lw_diag *d) {
+  int tools = t->plan->o->aot_tools;
+  if (out->kind == AOT_GEN) {
+    out->in_process = !tools && aot_ocloc_in_process();
+    return 0;
+  }
+  const char *why = "not looked for with --aot-in-process=off";
+  out->in_process = !tools && aot_cpu_in_process(&why);
+  if (out->in_process || on_path(LW_OPENCL_AOT))
+    return 0;
+  return lw_error(d, LW_ENOTSUP,
+                  "SYCL target '%s': no OpenCL CPU device takes SPIR-V (%s) "
+                  "and %s is not on PATH",
+                  out->name, why, LW_OPENCL_AOT);
+}
+
+static int plan_outs(struct target *t, struct lw_diag *d) {
   struct lw_plan *p = t->plan;
   const struct lw_options *o = p->o;
   int rc = 0;
   if (t->aot == AOT_JIT && !o->sycl_targets.n) {
-    struct sycl_out jit = {AOT_JIT, NULL, strdup("spir64"), NULL, {0}};
+    struct sycl_out jit = {AOT_JIT, NULL, strdup("spir64"), NULL, {0}, 0};
     return jit.name ? add_out(t, &jit, d)
                     : lw_error(d, LW_ENOMEM, "out of memory");
   }
@@ -206,6 +240,14 @@ int lw__aot_plan_target(struct target *t, struct lw_diag *d) {
                          ? t->arch
                          : aot_runtime_target(t->aot);
   return add_named(t, name, d);
+}
+
+int lw__aot_plan_target(struct target *t, struct lw_diag *d) {
+  int rc = plan_outs(t, d);
+  for (size_t k = 0; !rc && k < t->nouts; k++)
+    if (t->outs[k].kind != AOT_JIT)
+      rc = decide_in_process(t, &t->outs[k], d);
+  return rc;
 }
 
 /* ---- filter and compile -------------------------------------------------- */
@@ -339,39 +381,6 @@ static const struct lw_job_kind aot_tool_kind = {"aot", aot_prepare, NULL,
 static const struct lw_job_kind aot_inproc_kind = {"aot", aot_prepare, aot_run,
                                                    aot_done, free};
 
-static int on_path(const char *tool) {
-  const char *path = getenv("PATH");
-  while (path && *path) {
-    size_t n = strcspn(path, ":");
-    char *p = lw_xasprintf("%.*s/%s", (int)n, path, tool);
-    int ok = p && n && access(p, X_OK) == 0;
-    free(p);
-    if (ok)
-      return 1;
-    path += n + (path[n] == ':');
-  }
-  return 0;
-}
-
-/* In process (the library loads, a device takes SPIR-V) unless
- * --aot-in-process=off; else the tool, which for the CPU must be on PATH. */
-static int in_process(const struct target *t, const struct sycl_out *out,
-                      int *inproc, struct lw_diag *d) {
-  int tools = t->plan->o->aot_tools;
-  if (out->kind == AOT_GEN) {
-    *inproc = !tools && aot_ocloc_in_process();
-    return 0;
-  }
-  const char *why = "not looked for with --aot-in-process=off";
-  *inproc = !tools && aot_cpu_in_process(&why);
-  if (*inproc || on_path(LW_OPENCL_AOT))
-    return 0;
-  return lw_error(d, LW_ENOTSUP,
-                  "SYCL target '%s': no OpenCL CPU device takes SPIR-V (%s) "
-                  "and %s is not on PATH",
-                  out->name, why, LW_OPENCL_AOT);
-}
-
 int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
                          struct lw_diag *d) {
   struct target *t = m->t;
@@ -399,16 +408,13 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
       }
       continue;
     }
-    int inproc;
-    int rc = in_process(t, out, &inproc, d);
-    if (rc)
-      return rc;
     struct aot_job *a = calloc(1, sizeof *a);
     if (!a)
       return lw_error(d, LW_ENOMEM, "out of memory");
     *a = (struct aot_job){m, k};
     struct lw_job *aj =
-        lw_graph_add(g, inproc ? &aot_inproc_kind : &aot_tool_kind, a, NULL, 0);
+        lw_graph_add(g, out->in_process ? &aot_inproc_kind : &aot_tool_kind,
+                     a, NULL, 0);
     if (!aj) {
       free(a);
       return lw_error(d, LW_ENOMEM, "out of memory");
