@@ -21,8 +21,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchutil import medians, parallel, run_timed, wrapper_argv  # noqa: E402
-from sycl_link import gen_tu  # noqa: E402
+from benchutil import medians, run_timed  # noqa: E402
+from sycl_link import make_program  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(HERE))
 
 
@@ -36,25 +36,7 @@ def main():
     fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
     work = tempfile.mkdtemp(prefix="fatlink-aot-bench-")
     try:
-        srcs = []
-        for i in range(a.tus):
-            p = os.path.join(work, "tu%d.cpp" % i)
-            with open(p, "w") as f:
-                f.write(gen_tu(i, a.kernels))
-            srcs.append(p)
-        main_cpp = os.path.join(work, "main.cpp")
-        with open(main_cpp, "w") as f:
-            f.write("int main() { return 0; }\n")
-        srcs.append(main_cpp)
-        objs = [s[:-4] + ".o" for s in srcs]
-        parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
-                  for s, o in zip(srcs, objs)])
-        rt = os.path.join(work, "rt.o")
-        subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
-                                                             "sycl_rt.c"), "-o", rt])
-        objs.append(rt)
-        out = os.path.join(work, "prog")
-        wargs = wrapper_argv(["-fsycl"] + objs + ["-o", out])[1:]
+        out, wargs = make_program(work, a.tus, a.kernels)
         tmp = os.path.join(work, "tmp")
         os.makedirs(tmp)
         env = dict(os.environ, TMPDIR=tmp)

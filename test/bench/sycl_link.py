@@ -37,6 +37,32 @@ def gen_tu(i, k):
     return "\n".join(lines) + "\n"
 
 
+def make_program(work, tus, kernels):
+    """Writes and compiles (clang++-22 -fsycl -O2 -c) the program of `tus`
+    translation units with `kernels` kernels each, a main and the test
+    runtime in `work`; returns the output path and the argv clang++-22 gives
+    the wrapper to link it there."""
+    srcs = []
+    for i in range(tus):
+        p = os.path.join(work, "tu%d.cpp" % i)
+        with open(p, "w") as f:
+            f.write(gen_tu(i, kernels))
+        srcs.append(p)
+    main_cpp = os.path.join(work, "main.cpp")
+    with open(main_cpp, "w") as f:
+        f.write("int main() { return 0; }\n")
+    srcs.append(main_cpp)
+    objs = [s[:-4] + ".o" for s in srcs]
+    parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
+              for s, o in zip(srcs, objs)])
+    rt = os.path.join(work, "rt.o")
+    subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
+                                                         "sycl_rt.c"), "-o", rt])
+    objs.append(rt)
+    out = os.path.join(work, "prog")
+    return out, wrapper_argv(["-fsycl"] + objs + ["-o", out])[1:]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tus", type=int, default=100)
@@ -47,26 +73,7 @@ def main():
     fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
     work = tempfile.mkdtemp(prefix="fatlink-bench-")
     try:
-        srcs = []
-        for i in range(a.tus):
-            p = os.path.join(work, "tu%d.cpp" % i)
-            with open(p, "w") as f:
-                f.write(gen_tu(i, a.kernels))
-            srcs.append(p)
-        main_cpp = os.path.join(work, "main.cpp")
-        with open(main_cpp, "w") as f:
-            f.write("int main() { return 0; }\n")
-        srcs.append(main_cpp)
-        objs = [s[:-4] + ".o" for s in srcs]
-        parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
-                  for s, o in zip(srcs, objs)])
-        rt = os.path.join(work, "rt.o")
-        subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
-                                                             "sycl_rt.c"), "-o", rt])
-        objs.append(rt)
-        # The argv clang++-22 gives the wrapper.
-        out = os.path.join(work, "prog")
-        wargs = wrapper_argv(["-fsycl"] + objs + ["-o", out])[1:]
+        out, wargs = make_program(work, a.tus, a.kernels)
         env = dict(os.environ)
         up_env = dict(env, PATH=LLVM_BIN + ":" + env.get("PATH", ""))
         ours_tmp = os.path.join(work, "tmp-ours")
