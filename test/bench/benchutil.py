@@ -1,7 +1,8 @@
 """benchutil.py - what the benchmarks share: timing a command as a whole
-process tree (wall time, and peak memory from wait4's ru_maxrss, which
-covers the children it waited for), running generation commands in
-parallel, the wrapper argv clang++-22 would pass, and medians."""
+process tree (wall time; CPU time, user + system, and peak memory from
+wait4's rusage, which covers the children it waited for), running
+generation commands in parallel, the wrapper argv clang++-22 would pass,
+and medians."""
 import os
 import shlex
 import statistics
@@ -11,7 +12,8 @@ import time
 
 
 def run_timed(argv, env):
-    """Runs argv with env; returns (wall seconds, peak MiB). Exits on failure."""
+    """Runs argv with env; returns (wall seconds, peak MiB, CPU seconds).
+    Exits on failure."""
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
@@ -20,7 +22,7 @@ def run_timed(argv, env):
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("benchmark: %s failed" % argv[0])
-    return wall, ru.ru_maxrss / 1024.0
+    return wall, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime
 
 
 def parallel(cmds):
@@ -46,6 +48,6 @@ def wrapper_argv(cxx_args):
 
 
 def medians(runs):
-    """{name: [(wall, peak), ...]} -> {name: (median wall, median peak)}."""
-    return {n: (statistics.median(x[0] for x in v),
-                statistics.median(x[1] for x in v)) for n, v in runs.items()}
+    """{name: [(wall, peak, cpu), ...]} -> {name: (median of each, ...)}."""
+    return {n: tuple(statistics.median(col) for col in zip(*v))
+            for n, v in runs.items()}

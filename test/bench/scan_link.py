@@ -93,7 +93,7 @@ def main():
                     ("fatlink", [fatlink] + w_argv, ours_env),
                     ("upstream", [os.path.join(LLVM_BIN, "clang-linker-wrapper")] + w_argv,
                      up_env)):
-                w, m = run_timed(argv, e)
+                w, m, _ = run_timed(argv, e)
                 if r:  # the first round warms the page cache
                     runs[name].append((w, m))
         out = subprocess.run(["./prog"], capture_output=True, text=True).stdout

@@ -100,7 +100,7 @@ def main():
         res = {c[0]: [] for c in configs}
         for r in range(a.runs + 1):
             for name, argv, e in configs:
-                w, m = run_timed(argv, e)
+                w, m, _ = run_timed(argv, e)
                 if r > 0:  # the first round warms the page cache
                     res[name].append((w, m))
                 subprocess.check_call([out], stdout=subprocess.DEVNULL)
