@@ -158,6 +158,23 @@ static int add_names(struct lw_strvec *keep, const struct dl__set *reach) {
   return 0;
 }
 
+/* What emitting the group costs, roughly: the instructions of every
+ * function it keeps. */
+static size_t instructions(const struct dl__set *reach) {
+  size_t n = 0;
+  for (size_t i = 0; i < reach->cap; i++) {
+    LLVMValueRef f = reach->v[i];
+    if (!f || !LLVMIsAFunction(f))
+      continue;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
+         b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;
+           in = LLVMGetNextInstruction(in))
+        n++;
+  }
+  return n;
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -232,6 +249,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   }
   free(ks);
   for (size_t g = 0; g < out->n; g++) {
+    out->g[g].cost = instructions(&reach[g]);
     if (!rc)
       rc = dl__props(m->mod, &reach[g], &out->g[g].kernels, opt_level,
                      &out->g[g].props, d);
@@ -245,6 +263,11 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   for (size_t g = 0; g < out->n; g++)
     if (out->g[g].keep.n > 1)
       qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
+  while (out->batch_size * out->batch_size < out->n)
+    out->batch_size++;
+  out->nbatches = out->batch_size ? (out->n + out->batch_size - 1) /
+                                        out->batch_size
+                                  : 0;
   if (out->n <= 1) {
     out->whole = m; /* nothing to split: the module is the one module */
     *mp = NULL;
@@ -265,11 +288,20 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   return out->triple ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
 }
 
-static int kept(const struct lw_strvec *keep, const char *name) {
-  return keep->n && bsearch(&name, keep->v, keep->n, sizeof(char *), cmp_str) != NULL;
+/* ---- building a group's module -------------------------------------------- */
+
+/* Sorted names of what a module keeps. */
+struct names {
+  char *const *v;
+  size_t n;
+};
+
+static int kept(const struct names *keep, const char *name) {
+  return keep->n &&
+         bsearch(&name, keep->v, keep->n, sizeof(char *), cmp_str) != NULL;
 }
 
-/* Hides what the group does not need: internal linkage makes the linker
+/* Hides what the module does not need: internal linkage makes the linker
  * skip it unless something moved refers to it. */
 static int hide(LLVMValueRef v, void *keep) {
   size_t len;
@@ -281,22 +313,19 @@ static int hide(LLVMValueRef v, void *keep) {
   return 0;
 }
 
-int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
-                    struct lw_diag *d) {
-  if (s->whole) {
-    *out = s->whole;
-    s->whole = NULL;
-    return 0;
-  }
-  const struct dl_group *g = &s->g[i];
-  LLVMContextRef ctx = LLVMContextCreate();
+/* The part of the module in `bc` that `keep` needs, in context `ctx`: the
+ * bitcode is loaded lazily, everything else gets internal linkage, and
+ * linking that into an empty module moves - and only then reads - exactly
+ * what is needed. */
+static int extract(const struct lw_buf *bc, const struct names *keep,
+                   LLVMContextRef ctx, LLVMModuleRef *out,
+                   struct lw_diag *d) {
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)s->bitcode.data, s->bitcode.len, "split", 0);
+      (const char *)bc->data, bc->len, "split", 0);
   LLVMModuleRef src = NULL;
   if (!mb || LLVMGetBitcodeModuleInContext2(ctx, mb, &src)) {
     if (mb)
       LLVMDisposeMemoryBuffer(mb);
-    LLVMContextDispose(ctx);
     return lw_error(d, LW_ELLVM, "cannot reload the linked device module");
   }
   /* The "used" lists would drag everything along: a split module needs
@@ -307,38 +336,159 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
     if (u)
       LLVMDeleteGlobal(u);
   }
-  dl__each_global(src, hide, (void *)&g->keep);
+  dl__each_global(src, hide, (void *)keep);
   LLVMModuleRef dst = LLVMModuleCreateWithNameInContext("device", ctx);
   LLVMSetTarget(dst, LLVMGetTarget(src));
   LLVMSetDataLayout(dst, LLVMGetDataLayoutStr(src));
   if (LLVMLinkModules2(dst, src)) {
     LLVMDisposeModule(dst);
-    LLVMContextDispose(ctx);
-    return lw_error(d, LW_ELLVM, "cannot build device module %zu", i);
+    return lw_error(d, LW_ELLVM, "cannot build a device module");
   }
-  if (dl_module_adopt(ctx, dst, s->triple, out))
+  *out = dst;
+  return 0;
+}
+
+/* extract() into `out` as bitcode; the context it needed is gone after. */
+static int extract_bitcode(const struct lw_buf *bc, const struct names *keep,
+                           struct lw_buf *out, struct lw_diag *d) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = NULL;
+  int rc = extract(bc, keep, ctx, &m, d);
+  LLVMMemoryBufferRef mb = rc ? NULL : LLVMWriteBitcodeToMemoryBuffer(m);
+  if (!rc && (!mb || lw_buf_append(out, LLVMGetBufferStart(mb),
+                                   LLVMGetBufferSize(mb))))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (mb)
+    LLVMDisposeMemoryBuffer(mb);
+  if (m)
+    LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return rc;
+}
+
+/* What one process keeps while it builds modules: each batch's module,
+ * made on first use. */
+struct dl_build {
+  struct lw_buf *batch; /* one per batch; empty until made */
+};
+
+size_t dl_split_batch(const struct dl_split *s, size_t i) {
+  return s->batch_size ? i / s->batch_size : 0;
+}
+
+/* Batch b's module: what its groups keep, together. */
+static int make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
+  size_t first = b * s->batch_size, end = first + s->batch_size;
+  if (end > s->n)
+    end = s->n;
+  size_t total = 0;
+  for (size_t i = first; i < end; i++)
+    total += s->g[i].keep.n;
+  char **all = malloc((total ? total : 1) * sizeof *all);
+  if (!all)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  size_t n = 0;
+  for (size_t i = first; i < end; i++)
+    for (size_t k = 0; k < s->g[i].keep.n; k++)
+      all[n++] = s->g[i].keep.v[k];
+  qsort(all, n, sizeof *all, cmp_str);
+  size_t u = 0;
+  for (size_t k = 0; k < n; k++)
+    if (!u || strcmp(all[u - 1], all[k]) != 0)
+      all[u++] = all[k];
+  struct names keep = {all, u};
+  int rc = extract_bitcode(&s->bitcode, &keep, &s->build->batch[b], d);
+  free(all);
+  return rc;
+}
+
+static int build_state(struct dl_split *s, struct lw_diag *d) {
+  if (s->build)
+    return 0;
+  s->build = calloc(1, sizeof *s->build);
+  if (s->build && s->nbatches)
+    s->build->batch = calloc(s->nbatches, sizeof *s->build->batch);
+  if (!s->build || (s->nbatches && !s->build->batch))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
 }
 
-/* LLVM 22's SPIR-V back end keeps state from earlier emissions in the
- * process that depends on heap addresses: now and then (about one link in
- * 30 in our tests) it writes ids past the module's bound. The id
- * canonicaliser catches that; the module is then made again from scratch,
- * at new addresses, a few times at most. */
+int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
+                    struct lw_diag *d) {
+  if (s->whole) {
+    *out = s->whole;
+    s->whole = NULL;
+    return 0;
+  }
+  int rc = build_state(s, d);
+  if (rc)
+    return rc;
+  /* From the batch's module (a fraction of the linked one, so loading it
+   * costs a fraction), made once per process that needs it. */
+  size_t b = dl_split_batch(s, i);
+  const struct lw_buf *src = &s->bitcode;
+  if (s->batch_size > 1) {
+    if (!s->build->batch[b].len && (rc = make_batch(s, b, d)))
+      return rc;
+    src = &s->build->batch[b];
+  }
+  /* The module is then read again into a context of its own: the one it
+   * was made in holds everything the load of its source made, and an
+   * emitted module is kept with its context to the end (link.c). */
+  struct lw_buf bc = {0};
+  struct names keep = {s->g[i].keep.v, s->g[i].keep.n};
+  rc = extract_bitcode(src, &keep, &bc, d);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = NULL;
+  LLVMMemoryBufferRef mb = rc ? NULL : LLVMCreateMemoryBufferWithMemoryRange(
+                                           (const char *)bc.data, bc.len,
+                                           "module", 0);
+  if (!rc && (!mb || LLVMParseBitcodeInContext2(ctx, mb, &m)))
+    rc = lw_error(d, LW_ELLVM, "cannot build device module %zu", i);
+  if (mb)
+    LLVMDisposeMemoryBuffer(mb);
+  lw_buf_free(&bc);
+  if (rc) {
+    LLVMContextDispose(ctx);
+    return rc;
+  }
+  if (dl_module_adopt(ctx, m, s->triple, out))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+/* LLVM 22's SPIR-V back end numbers basic-block labels through a table
+ * keyed by MachineFunction address that lives as long as the process
+ * (SPIRVModuleAnalysis's static MAI; llvm-project issue 160613): when a
+ * module's MachineFunction lands where an earlier module's was, its labels
+ * get the earlier module's ids. Such an id is either unused here (harmless:
+ * ids are renumbered canonically) or taken or out of bounds - and the
+ * canonicaliser rejects the module (LW_EBADOUT). It is then made again
+ * while blocks of assorted sizes are held, so that this attempt's objects
+ * land elsewhere; the held blocks go after it. */
+enum { EMIT_ATTEMPTS = 8 };
+
 int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
                   struct lw_buf *out, struct lw_diag *d) {
-  int retry = s->whole == NULL, rc;
-  for (int attempt = 0;; attempt++) {
+  int retry = s->whole == NULL, rc = build_state(s, d);
+  void *hold[64 * EMIT_ATTEMPTS] = {0};
+  size_t nhold = 0;
+  for (int attempt = 0; !rc; attempt++) {
     struct dl_module *m = NULL;
     out->len = 0;
     rc = dl_split_module(s, i, &m, d);
     if (!rc)
       rc = dl_codegen(m, opt_level, DL_OBJECT, out, d);
     dl_module_free(m);
-    if (rc != LW_EBADOUT || !retry || attempt == 3)
-      return rc;
+    if (rc != LW_EBADOUT || !retry || attempt == EMIT_ATTEMPTS - 1)
+      break;
+    for (int k = 0; k < 64 && nhold < LW_ARRAY_SIZE(hold); k++)
+      hold[nhold++] = malloc((size_t)(32 * (k + 1) + 8 * attempt));
+    rc = 0;
   }
+  for (size_t k = 0; k < nhold; k++)
+    free(hold[k]);
+  return rc;
 }
 
 void dl_split_free(struct dl_split *s) {
@@ -353,65 +503,11 @@ void dl_split_free(struct dl_split *s) {
   lw_strvec_free(&s->warnings);
   free(s->triple);
   dl_module_free(s->whole);
+  if (s->build) {
+    for (size_t b = 0; b < s->nbatches && s->build->batch; b++)
+      lw_buf_free(&s->build->batch[b]);
+    free(s->build->batch);
+    free(s->build);
+  }
   memset(s, 0, sizeof *s);
-}
-
-int dl_split_write_groups(const struct dl_split *s, size_t first, size_t step,
-                          const char *path, struct lw_diag *d) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return lw_error_path(d, LW_EIO, path, "cannot write");
-  int rc = 0;
-  for (size_t i = first; !rc && i < s->n; i += step) {
-    fprintf(f, "module %zu\n", i);
-    for (size_t k = 0; !rc && k < s->g[i].keep.n; k++) {
-      if (strchr(s->g[i].keep.v[k], '\n'))
-        rc = lw_error(d, LW_EINVAL, "symbol name with a newline");
-      fprintf(f, "%s\n", s->g[i].keep.v[k]);
-    }
-    fputc('\n', f);
-  }
-  if (fclose(f) != 0 && !rc)
-    rc = lw_error_path(d, LW_EIO, path, "write error");
-  return rc;
-}
-
-int dl_split_read(const char *bitcode_path, const char *groups_path,
-                  struct dl_split *out, struct lw_diag *d) {
-  memset(out, 0, sizeof *out);
-  struct lw_buf text = {0};
-  int rc = lw_read_file(bitcode_path, &out->bitcode, d);
-  if (!rc)
-    rc = lw_read_file(groups_path, &text, d);
-  if (!rc && lw_buf_append(&text, "", 1))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  char *line;
-  struct dl_group *g = NULL;
-  for (char *p = rc ? NULL : (char *)text.data; !rc && p && *p; p = line) {
-    char *nl = strchr(p, '\n');
-    line = nl ? nl + 1 : NULL;
-    if (nl)
-      *nl = 0;
-    if (!*p) {
-      g = NULL; /* end of a group */
-      continue;
-    }
-    if (!g) {
-      struct dl_group *ng = realloc(out->g, (out->n + 1) * sizeof *ng);
-      if (ng)
-        out->g = ng;
-      if (!ng) {
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-        break;
-      }
-      g = &out->g[out->n++];
-      memset(g, 0, sizeof *g);
-    } else if (lw_strvec_push(&g->keep, p)) {
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-    }
-  }
-  lw_buf_free(&text);
-  if (!rc && !(out->triple = strdup("spirv64-unknown-unknown")))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  return rc;
 }

@@ -98,6 +98,7 @@ struct dl_group {
   char *id; /* split scope and feature key, for messages */
   struct lw_strvec kernels;
   struct lw_strvec keep; /* sorted names */
+  size_t cost;           /* instructions in the functions it keeps */
   struct dl_props props; /* the module's property sets */
 };
 
@@ -107,6 +108,9 @@ struct dl_split {
   struct lw_buf bitcode;    /* the linked module, when n > 1 */
   char *triple;
   struct dl_module *whole;  /* the linked module itself, when n <= 1 */
+  size_t batch_size;        /* groups per batch (split.c), when n > 1 */
+  size_t nbatches;
+  struct dl_build *build;   /* what this process made to build modules */
   struct lw_strvec warnings; /* one line each, for the user */
 };
 
@@ -117,19 +121,14 @@ struct dl_split {
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
              int allow_undefined, struct dl_split *out, struct lw_diag *d);
 
-/* Reads back what dl_split_write_groups wrote, for a helper process:
- * the linked bitcode and the groups (kept names; no kernels, no props). */
-int dl_split_read(const char *bitcode_path, const char *groups_path,
-                  struct dl_split *out, struct lw_diag *d);
+/* Which batch group i is in: groups come in batches of consecutive
+ * groups (fixed by the split alone), and a process building modules makes
+ * each batch's module once, so that a process that builds a batch's
+ * modules pays for loading the linked module once per batch. */
+size_t dl_split_batch(const struct dl_split *s, size_t i);
 
-/* Writes the groups `first`, `first + step`, ... for a helper to build and
- * emit: a line "module <index>", then one line per kept name, then an empty
- * line. */
-int dl_split_write_groups(const struct dl_split *s, size_t first, size_t step,
-                          const char *path, struct lw_diag *d);
-
-/* Builds group i's module; safe to call for different groups on different
- * threads. */
+/* Builds group i's module, the same whichever process builds it and
+ * whatever it built before; one thread at a time. */
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d);
 

@@ -8,12 +8,19 @@
  * on the loop thread, so the graph needs no lock; `prepare` and `done` may add
  * jobs, which is how the graph grows while it runs. The first failure stops
  * new starts, terminates running tools and waits for in-process work
- * (maxfail = 1). A dry run walks the same graph without running anything. */
+ * (maxfail = 1). A dry run walks the same graph without running anything.
+ * A forked job's child sends its result through a pipe and exits; the loop
+ * reads the pipe, and at its end reaps the child (a crash is an error naming
+ * the job, never a zombie). */
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <uv.h>
 
 enum { PENDING, READY, RUNNING, DONE, FAILED };
@@ -25,6 +32,7 @@ struct lw_graph {
   struct lw_job *all, **all_tail;
   struct lw_job *ready, **ready_tail;
   int running, peak, failed;
+  int llvm_running; /* in-process jobs using LLVM: no fork meanwhile */
   struct lw_diag diag;
   uint64_t t0;
 };
@@ -43,6 +51,12 @@ struct proc {
 struct work {
   uv_work_t req;
   int rc;
+};
+
+struct forked {
+  uv_pipe_t pipe;
+  pid_t pid;
+  struct lw_job *j;
 };
 
 static void start_ready(struct lw_graph *g);
@@ -148,7 +162,8 @@ static void describe(struct lw_graph *g, struct lw_job *j) {
            quote_arg(&b, j->argv.v[i]);
   } else {
     const char *what = j->what ? j->what : j->kind->name;
-    rc = lw_buf_append(&b, "in-process: ", 12) ||
+    const char *where = j->kind->fork_run ? "forked: " : "in-process: ";
+    rc = lw_buf_append(&b, where, strlen(where)) ||
          lw_buf_append(&b, what, strlen(what));
   }
   if (!rc && !lw_buf_append(&b, "\n", 1)) {
@@ -160,7 +175,9 @@ static void describe(struct lw_graph *g, struct lw_job *j) {
 
 static void kill_tools(struct lw_graph *g) {
   for (struct lw_job *j = g->all; j; j = j->next_all)
-    if (j->state == RUNNING && j->argv.n && j->runner) {
+    if (j->state == RUNNING && j->kind->fork_run && j->runner)
+      kill(((struct forked *)j->runner)->pid, SIGKILL);
+    else if (j->state == RUNNING && j->argv.n && j->runner) {
       struct proc *p = j->runner;
       uv_process_kill(&p->p, SIGTERM);
     }
@@ -209,6 +226,8 @@ static void after_work_cb(uv_work_t *req, int status) {
   free(w);
   j->runner = NULL;
   g->running--;
+  if (!j->kind->no_llvm)
+    g->llvm_running--;
   finish(g, j, rc);
   start_ready(g);
 }
@@ -353,6 +372,120 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   return 0;
 }
 
+/* ---- forked jobs ---------------------------------------------------------- */
+
+static void forked_closed(uv_handle_t *h) {
+  struct forked *f = h->data;
+  struct lw_job *j = f->j;
+  struct lw_graph *g = j->graph;
+  int status = 0;
+  while (waitpid(f->pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  lw_tmp_untrack_child(f->pid);
+  free(f);
+  j->runner = NULL;
+  int rc = 0;
+  int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok && j->kind->fork_failed)
+    j->kind->fork_failed(j);
+  const char *what = j->what ? j->what : j->kind->name;
+  if (WIFSIGNALED(status)) {
+    rc = lw_error(&j->diag, LW_ETOOL, "%s: its process was killed by signal "
+                                      "%d",
+                  what, WTERMSIG(status));
+  } else if (!ok) {
+    char line[300];
+    lw_error_line((const char *)j->out.data, j->out.len, line, sizeof line);
+    rc = lw_error(&j->diag, LW_ETOOL, "%s: %s", what,
+                  line[0] ? line : "its process failed");
+  }
+  g->running--;
+  finish(g, j, rc);
+  start_ready(g);
+}
+
+static void forked_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  struct forked *f = s->data;
+  if (n > 0 && lw_buf_append(&f->j->out, buf->base, (size_t)n))
+    kill(f->pid, SIGKILL); /* out of memory: stop, fail below */
+  free(buf->base);
+  if (n < 0)
+    uv_close((uv_handle_t *)s, forked_closed);
+}
+
+static void write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      _exit(1);
+    c += w;
+    n -= (size_t)w;
+  }
+}
+
+/* The child: runs the job, sends its result (or its error line) and exits
+ * without the parent's exit handlers. */
+static void child(struct lw_job *j, int fd, const sigset_t *mask) {
+  lw_tmp_in_child();
+  lw_tmp_signals_restore(mask);
+  struct lw_buf out = {0};
+  struct lw_diag d = {0};
+  int rc = j->kind->fork_run(j, &out, &d);
+  if (rc)
+    write_all(fd, d.msg[0] ? d.msg : lw_strerror(rc),
+              strlen(d.msg[0] ? d.msg : lw_strerror(rc)));
+  else
+    write_all(fd, out.data, out.len);
+  _exit(rc ? 1 : 0);
+}
+
+static int fork_job(struct lw_graph *g, struct lw_job *j) {
+  struct forked *f = calloc(1, sizeof *f);
+  int fds[2];
+  if (!f)
+    return lw_error(&j->diag, LW_ENOMEM, "out of memory");
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    free(f);
+    return lw_error(&j->diag, LW_EIO, "cannot make a pipe: %s",
+                    strerror(errno));
+  }
+  sigset_t old;
+  lw_tmp_signals_hold(&old);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    child(j, fds[1], &old);
+  }
+  if (pid > 0)
+    lw_tmp_track_child(pid);
+  lw_tmp_signals_restore(&old);
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    free(f);
+    return lw_error(&j->diag, LW_EIO, "cannot fork: %s", strerror(errno));
+  }
+  f->pid = pid;
+  f->j = j;
+  f->pipe.data = f;
+  j->runner = f;
+  uv_pipe_init(&g->loop, &f->pipe, 0);
+  if (uv_pipe_open(&f->pipe, fds[0]) != 0 ||
+      uv_read_start((uv_stream_t *)&f->pipe, alloc_cb, forked_read) != 0) {
+    kill(pid, SIGKILL);
+    uv_close((uv_handle_t *)&f->pipe, forked_closed);
+  }
+  return 0;
+}
+
+/* May the job start now? A fork waits until no in-process job runs LLVM. */
+static int can_start(const struct lw_graph *g, const struct lw_job *j) {
+  return g->opt.dry_run || !j->kind->fork_run || g->llvm_running == 0;
+}
+
 static void start(struct lw_graph *g, struct lw_job *j) {
   int rc = 0;
   if (j->kind->prepare)
@@ -372,13 +505,20 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   g->running++;
   if (g->running > g->peak)
     g->peak = g->running;
-  if (j->kind->run) {
+  if (j->kind->fork_run) {
+    if ((rc = fork_job(g, j)) != 0) {
+      g->running--;
+      fail(g, j, rc);
+    }
+  } else if (j->kind->run) {
     struct work *w = calloc(1, sizeof *w);
     if (!w) {
       g->running--;
       fail(g, j, lw_error(&j->diag, LW_ENOMEM, "out of memory"));
       return;
     }
+    if (!j->kind->no_llvm)
+      g->llvm_running++;
     w->req.data = j;
     j->runner = w;
     sigset_t old;
@@ -393,14 +533,22 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   }
 }
 
+/* Starts ready jobs in order while slots are free, passing over a fork
+ * that must wait. */
 static void start_ready(struct lw_graph *g) {
-  while (!g->failed && g->ready &&
+  struct lw_job **link = &g->ready;
+  while (!g->failed && *link &&
          (g->opt.dry_run || g->running < g->opt.jobs)) {
-    struct lw_job *j = g->ready;
-    g->ready = j->next_ready;
-    if (!g->ready)
-      g->ready_tail = &g->ready;
+    struct lw_job *j = *link;
+    if (!can_start(g, j)) {
+      link = &j->next_ready;
+      continue;
+    }
+    *link = j->next_ready;
+    if (!*link)
+      g->ready_tail = link;
     start(g, j);
+    link = &g->ready; /* start may have made jobs ready */
   }
 }
 

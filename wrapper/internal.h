@@ -127,6 +127,11 @@ int lw_tmp_commit(struct lw_tmp **t, const char *target, struct lw_diag *d);
 /* Removes every temporary not kept (also run at exit). */
 void lw_tmp_cleanup(void);
 
+/* In a child forked to work for us: its signals act as by default (a
+ * crash as before fatlink's handler), its parent's files and children are
+ * not its own. */
+void lw_tmp_in_child(void);
+
 /* Tracks a running child so a fatal signal kills it. */
 void lw_tmp_track_child(pid_t pid);
 void lw_tmp_untrack_child(pid_t pid);
@@ -143,15 +148,23 @@ void lw_tmp_signals_restore(const sigset_t *old);
 struct lw_graph;
 struct lw_job;
 
-/* What a kind of job does. A job runs either in process (`run`, on the libuv
- * pool; it may touch only its own job) or as a tool (`argv` filled by
- * `prepare`). `prepare` and `done` run on the loop thread and may add jobs. */
+/* What a kind of job does. A job runs in process (`run`, on the libuv
+ * pool; it may touch only its own job), in a forked child of the loop
+ * thread (`fork_run`: what it leaves in `out` becomes the job's `out`), or
+ * as a tool (`argv` filled by `prepare`). `prepare` and `done` run on the
+ * loop thread and may add jobs. A fork happens only while no in-process job
+ * runs LLVM (its locks must be free in the child): kinds whose `run` does
+ * not use fatlink's LLVM say so with `no_llvm`. */
 struct lw_job_kind {
   const char *name;
   int (*prepare)(struct lw_graph *g, struct lw_job *j, struct lw_diag *d);
   int (*run)(struct lw_job *j, struct lw_diag *d);
   int (*done)(struct lw_graph *g, struct lw_job *j, struct lw_diag *d);
   void (*free_data)(void *data);
+  int (*fork_run)(struct lw_job *j, struct lw_buf *out, struct lw_diag *d);
+  /* The forked child failed: may reword `what` before the error names it. */
+  void (*fork_failed)(struct lw_job *j);
+  int no_llvm;
 };
 
 struct lw_job {
@@ -162,7 +175,8 @@ struct lw_job {
   int inherit_stdio;       /* tool writes straight to our stdout/stderr */
   const char *hint;        /* added to a tool's failure message */
   int exit_status;         /* tool's status (128+sig for a signal) */
-  struct lw_buf out;       /* captured stdout+stderr of a tool */
+  struct lw_buf out;       /* captured stdout+stderr of a tool; what a
+                              forked child sent */
   /* scheduler state */
   struct lw_job **users;
   size_t nusers, capusers;
@@ -226,12 +240,6 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
 int lw_plan_commit(struct lw_plan *p, struct lw_diag *d);
 
 void lw_plan_free(struct lw_plan *p);
-
-/* ---- emit.c ------------------------------------------------------------- */
-
-/* fatlink --fatlink-emit-spirv -O<n> LINKED.bc GROUPS: builds and emits the
- * modules a parent fatlink split; returns the exit status. */
-int lw_emit_main(int argc, char **argv);
 
 /* ---- hostlink.c --------------------------------------------------------- */
 

@@ -56,8 +56,6 @@ static int run_link(const struct lw_options *o, struct lw_diag *d) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--fatlink-emit-spirv") == 0)
-    return lw_emit_main(argc, argv);
   struct lw_diag d = {0};
   struct lw_options o;
   int rc = lw_options_parse(argc, argv, &o, &d);

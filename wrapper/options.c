@@ -113,8 +113,8 @@ static const struct opt table[] = {
     {"--fpga-link-type=", JOINED, O_FPGA_LINK, 1,
      "early|image: FPGA archive link"},
     {"--parallel-link-sycl=", JOINED, O_PARALLEL_LINK, 0,
-     "<n>: make the SYCL split modules' SPIR-V <n> at a time, within "
-     "--wrapper-jobs (default: --wrapper-jobs)"},
+     "<n>: make the SYCL split modules' SPIR-V in <n> processes at once, "
+     "within --wrapper-jobs (default: as the cost model decides)"},
     {"--parallel-link-sycl", FLAG, O_PARALLEL_LINK, 0,
      "link and split independent device targets in parallel (always done)"},
     {"-Wl,", JOINED, O_WL, 0,

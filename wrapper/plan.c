@@ -124,8 +124,8 @@ static int wrap_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   return 0;
 }
 
-static const struct lw_job_kind wrap_kind = {"wrap", wrap_prepare, wrap_run,
-                                             wrap_done, NULL};
+static const struct lw_job_kind wrap_kind = {
+    .name = "wrap", .prepare = wrap_prepare, .run = wrap_run, .done = wrap_done};
 
 static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
                              struct lw_diag *d) {
@@ -142,9 +142,8 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
   return 0;
 }
 
-static const struct lw_job_kind host_link_kind = {"host-link",
-                                                  host_link_prepare, NULL,
-                                                  NULL, NULL};
+static const struct lw_job_kind host_link_kind = {
+    .name = "host-link", .prepare = host_link_prepare};
 
 /* A relocatable link's output is an object for a later link: its device
  * code is already linked and registered, so the embedded device code goes
@@ -186,8 +185,8 @@ static int relocate_prepare(struct lw_graph *g, struct lw_job *j,
   return 0;
 }
 
-static const struct lw_job_kind relocate_kind = {"relocate", relocate_prepare,
-                                                 NULL, NULL, NULL};
+static const struct lw_job_kind relocate_kind = {
+    .name = "relocate", .prepare = relocate_prepare};
 
 /* ---- building the plan ----------------------------------------------------- */
 

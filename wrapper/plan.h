@@ -12,6 +12,7 @@
 #include "wrp.h"
 
 struct target;
+struct sycl_pool;
 
 /* What a SYCL target's modules become: the JIT SPIR-V image itself, or a
  * native image for one AOT device (plan_aot.c). */
@@ -58,9 +59,9 @@ struct target {
   struct dl_split split;
   struct sycl_module *modules;
   size_t nmodules;
-  int helpers;            /* helper processes emitting modules: each takes
-                             every helpers-th */
-  struct lw_tmp *linked;  /* the linked module's bitcode, for helpers */
+  int workers;            /* forked processes emitting the modules, or 0 */
+  struct sycl_pool *pool; /* what they share (plan_sycl.c) */
+  size_t cost;            /* instructions in all modules */
   struct sycl_out *outs;  /* what the modules become, in order */
   size_t nouts;
   /* OpenMP: the linked device image */

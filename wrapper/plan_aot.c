@@ -376,10 +376,14 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   return rc;
 }
 
-static const struct lw_job_kind aot_tool_kind = {"aot", aot_prepare, NULL,
-                                                 aot_done, free};
-static const struct lw_job_kind aot_inproc_kind = {"aot", aot_prepare, aot_run,
-                                                   aot_done, free};
+static const struct lw_job_kind aot_tool_kind = {
+    .name = "aot", .prepare = aot_prepare, .done = aot_done, .free_data = free};
+
+/* In process: libocloc and the OpenCL runtime bring their own compilers,
+ * not fatlink's LLVM. */
+static const struct lw_job_kind aot_inproc_kind = {
+    .name = "aot", .prepare = aot_prepare, .run = aot_run, .done = aot_done,
+    .free_data = free, .no_llvm = 1};
 
 int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
                          struct lw_diag *d) {

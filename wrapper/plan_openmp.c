@@ -112,5 +112,5 @@ static int omp_link_done(struct lw_graph *g, struct lw_job *j,
 }
 
 const struct lw_job_kind lw__omp_link_kind = {
-    "openmp-device-link", omp_link_prepare, NULL, omp_link_done, NULL};
+    .name = "openmp-device-link", .prepare = omp_link_prepare, .done = omp_link_done};
 

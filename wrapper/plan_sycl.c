@@ -2,24 +2,32 @@
  *   sycl-link    (in process) link every bitcode image of the target, then
  *                split the kernels into groups (devlink/split.c). When it
  *                finishes it knows how many modules there are and adds one
- *                sycl-module job for each: the graph grows, and wrap waits.
- *   sycl-module  (in process, one per group, one after the other) build the
- *                group's module and emit its SPIR-V (its property sets were
- *                computed by the split).
- *   sycl-emit    LLVM 22's SPIR-V back end cannot emit two modules at once
- *                in one process, so with N job slots and several modules,
- *                N helper processes (fatlink --fatlink-emit-spirv, emit.c)
- *                make them from the linked bitcode, each every N-th.
+ *                job for each: the graph grows, and wrap waits.
+ *   sycl-module  build a group's module and emit its SPIR-V (its property
+ *                sets were computed by the split). LLVM 22's SPIR-V back end
+ *                cannot emit two modules at once in one process and carries
+ *                state from one module into the next, so each module is
+ *                emitted in a process of its own, forked from this one
+ *                after the split: the child has the linked bitcode, the
+ *                loaded module and a target machine already (copy on write;
+ *                no start-up, no second read), and the back end is fresh in
+ *                each. The jobs run up to --wrapper-jobs at once, biggest
+ *                first. A link whose modules are few and small is emitted in
+ *                process instead, one module after the other: forking costs
+ *                more than it saves there (the cost model below).
  *   llvm-spirv   with --spirv-translator=llvm-spirv, each sycl-module job
  *                writes its module's bitcode and adds a translator job.
- * Modules keep the order of their groups, so the images are the same,
- * byte for byte and in the same order, whatever --wrapper-jobs is. */
+ * Every module is built the same way whichever route emits it, so the
+ * images are the same, byte for byte and in the same order, whatever
+ * --wrapper-jobs is. */
 #include "plan.h"
 
 #include <llvm/Config/llvm-config.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define LW_STR2(x) #x
@@ -144,7 +152,7 @@ static int translate_done(struct lw_graph *g, struct lw_job *j,
 }
 
 static const struct lw_job_kind translate_kind = {
-    "llvm-spirv", translate_prepare, NULL, translate_done, NULL};
+    .name = "llvm-spirv", .prepare = translate_prepare, .done = translate_done};
 
 /* The module's SPIR-V goes on to its AOT devices; with llvm-spirv, its
  * bitcode goes to a translator job first. */
@@ -159,77 +167,127 @@ static int module_done(struct lw_graph *g, struct lw_job *j,
   return 0;
 }
 
-static const struct lw_job_kind module_kind = {"sycl-module", module_prepare,
-                                               module_run, module_done, NULL};
+static const struct lw_job_kind module_kind = {
+    .name = "sycl-module", .prepare = module_prepare, .run = module_run, .done = module_done};
 
-struct emit {
+/* ---- sycl-worker: forked processes emitting whole batches ----------------- */
+
+/* What the workers of a target share: batches in the order they are taken
+ * (biggest first), and a page shared with the children: the next batch to
+ * take, and the module each worker is on. Each worker takes the next batch
+ * when it is done with one, so they finish together. */
+struct sycl_pool {
   struct target *t;
-  size_t first; /* modules first, first + helpers, ... */
-  struct lw_tmp *groups, *out;
+  size_t *order, nb, nworkers;
+  size_t delivered, finished;
+  struct pool_page {
+    _Atomic size_t next;
+    size_t at[];
+  } *page;
+  size_t page_size;
 };
 
-static char *self_path(void) {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return NULL;
-  buf[n] = 0;
-  return strdup(buf);
+struct worker {
+  struct sycl_pool *pool;
+  size_t k;
+};
+
+static void pool_free(struct sycl_pool *p) {
+  if (!p)
+    return;
+  if (p->page)
+    munmap(p->page, p->page_size);
+  free(p->order);
+  free(p);
 }
 
-/* A helper builds and emits modules first, first + helpers, ... from the
- * linked bitcode (their groups are written to a file) into one output. */
-static int emit_prepare(struct lw_graph *g, struct lw_job *j,
-                        struct lw_diag *d) {
+static int worker_prepare(struct lw_graph *g, struct lw_job *j,
+                          struct lw_diag *d) {
   (void)g;
-  struct emit *e = j->data;
-  struct target *t = e->t;
-  int rc = lw_tmp_create("sycl-groups", "txt", &e->groups, d);
-  if (!rc)
-    rc = dl_split_write_groups(&t->split, e->first, (size_t)t->helpers,
-                               lw_tmp_path(e->groups), d);
-  if (!rc)
-    rc = lw_tmp_create("sycl-spirv64", "spvs", &e->out, d);
-  if (rc)
-    return rc;
-  char *self = self_path();
-  if (!self || lw_strvec_push(&j->argv, self) ||
-      lw_strvec_push(&j->argv, "--fatlink-emit-spirv") ||
-      lw_strvec_pushf(&j->argv, "-O%d", t->plan->o->opt_level) ||
-      lw_strvec_push(&j->argv, lw_tmp_path(t->linked)) ||
-      lw_strvec_push(&j->argv, lw_tmp_path(e->groups)) ||
-      lw_strvec_push(&j->argv, lw_tmp_path(e->out)))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  const struct lw_strvec *llvm_opts = &t->plan->o->llvm_opts;
-  for (size_t i = 0; !rc && i < llvm_opts->n; i++)
-    if (lw_strvec_push(&j->argv, llvm_opts->v[i]))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-  free(self);
+  struct worker *w = j->data;
+  const struct target *t = w->pool->t;
+  j->what = lw_xasprintf("SPIR-V code generation at O%d for modules of %s "
+                         "(%zu batches), forked worker %zu of %zu",
+                         t->plan->o->opt_level, t->triple, w->pool->nb,
+                         w->k + 1, w->pool->nworkers);
+  return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+}
+
+static int put_u64(struct lw_buf *b, uint64_t v) {
+  unsigned char x[8];
+  for (int k = 0; k < 8; k++)
+    x[k] = (unsigned char)(v >> (8 * k));
+  return lw_buf_append(b, x, 8);
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int k = 0; k < 8; k++)
+    v |= (uint64_t)p[k] << (8 * k);
+  return v;
+}
+
+/* In the child: batches until none is left; each module as its index, its
+ * size and its SPIR-V. */
+static int worker_run(struct lw_job *j, struct lw_buf *out,
+                      struct lw_diag *d) {
+  struct worker *w = j->data;
+  struct sycl_pool *p = w->pool;
+  struct dl_split *s = &p->t->split;
+  struct lw_buf spv = {0};
+  int rc = 0;
+  for (size_t k; !rc && (k = atomic_fetch_add(&p->page->next, 1)) < p->nb;) {
+    for (size_t i = p->order[k] * s->batch_size;
+         !rc && i < s->n && dl_split_batch(s, i) == p->order[k]; i++) {
+      p->page->at[w->k] = i;
+      spv.len = 0;
+      rc = dl_split_emit(s, i, p->t->plan->o->opt_level, &spv, d);
+      if (!rc && (put_u64(out, i) || put_u64(out, spv.len) ||
+                  lw_buf_append(out, spv.data, spv.len)))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  lw_buf_free(&spv);
   return rc;
 }
 
-/* The helper's output: each module's SPIR-V after its 8-byte size. */
-static int emit_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
-  struct emit *e = j->data;
-  struct target *t = e->t;
-  struct lw_buf all = {0};
-  int rc = lw_read_file(lw_tmp_path(e->out), &all, d);
-  size_t at = 0;
-  for (size_t i = e->first; !rc && i < t->nmodules;
-       i += (size_t)t->helpers) {
-    struct sycl_module *m = &t->modules[i];
-    uint64_t size = 0;
-    for (int k = 0; k < 8 && at + 8 <= all.len; k++)
-      size |= (uint64_t)all.data[at + (size_t)k] << (8 * k);
-    if (at + 8 > all.len || size > all.len - at - 8) {
-      rc = lw_error_path(d, LW_EFORMAT, lw_tmp_path(e->out),
-                         "helper output ends before module %zu", i);
+/* The child failed or was killed: name the module it was on. */
+static void worker_failed(struct lw_job *j) {
+  struct worker *w = j->data;
+  const struct target *t = w->pool->t;
+  size_t i = w->pool->page->at[w->k];
+  char *what = lw_xasprintf(
+      "SPIR-V code generation for module %zu of %s (%zu kernel(s)) in a "
+      "forked worker",
+      i, t->triple, i < t->split.n ? t->split.g[i].kernels.n : 0);
+  if (what) {
+    free(j->what);
+    j->what = what;
+  }
+}
+
+static int worker_done(struct lw_graph *g, struct lw_job *j,
+                       struct lw_diag *d) {
+  struct worker *w = j->data;
+  struct sycl_pool *p = w->pool;
+  struct target *t = p->t;
+  const unsigned char *at = j->out.data;
+  size_t left = j->out.len;
+  int rc = 0;
+  while (!rc && left) {
+    uint64_t i = left >= 16 ? get_u64(at) : UINT64_MAX;
+    uint64_t size = left >= 16 ? get_u64(at + 8) : 0;
+    if (i >= t->nmodules || t->modules[i].image.len || size < 4 ||
+        size > left - 16) {
+      rc = lw_error(d, LW_EFORMAT, "%s: malformed output", j->what);
       break;
     }
-    at += 8;
-    if (lw_buf_append(&m->image, all.data + at, (size_t)size))
+    struct sycl_module *m = &t->modules[i];
+    if (lw_buf_append(&m->image, at + 16, (size_t)size))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
-    at += (size_t)size;
+    at += 16 + size;
+    left -= 16 + (size_t)size;
+    p->delivered++;
     if (!rc && t->plan->o->save_temps)
       rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
     if (!rc)
@@ -237,12 +295,16 @@ static int emit_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
     if (!rc)
       rc = lw__aot_module_ready(g, m, d);
   }
-  lw_buf_free(&all);
+  if (!rc && ++p->finished == p->nworkers && p->delivered != t->nmodules)
+    rc = lw_error(d, LW_EFORMAT, "forked workers made %zu of %zu modules of "
+                                 "%s",
+                  p->delivered, t->nmodules, t->triple);
   return rc;
 }
 
-static const struct lw_job_kind emit_kind = {"sycl-emit", emit_prepare, NULL,
-                                             emit_done, free};
+static const struct lw_job_kind worker_kind = {
+    .name = "sycl-worker", .prepare = worker_prepare, .done = worker_done,
+    .free_data = free, .fork_run = worker_run, .fork_failed = worker_failed};
 
 /* ---- device libraries ------------------------------------------------------ */
 
@@ -325,6 +387,28 @@ void lw__sycl_free_libs(struct lw_plan *p) {
 
 /* ---- sycl-link ----------------------------------------------------------- */
 
+/* The cost model: emit here, one module after the other, or in forked
+ * workers? A worker costs its fork and the page faults of its copy of this
+ * process (a few ms) and loads the batches it takes once each; it pays when
+ * there are several batches and enough code (instructions) for a second
+ * process to save more than that. --parallel-link-sycl=N asks for N
+ * processes whatever the cost. The output is the same either way. */
+enum { FORK_MIN_INSTRUCTIONS = 20000 };
+
+static int decide_workers(struct target *t) {
+  const struct lw_options *o = t->plan->o;
+  const struct dl_split *s = &t->split;
+  size_t total = 0;
+  for (size_t i = 0; i < s->n; i++)
+    total += s->g[i].cost;
+  t->cost = total;
+  int slots = o->sycl_jobs && o->sycl_jobs < o->jobs ? o->sycl_jobs : o->jobs;
+  if (o->dry_run || o->llvm_spirv || slots < 2 || s->nbatches < 2 ||
+      (!o->sycl_jobs && total < FORK_MIN_INSTRUCTIONS))
+    return 0;
+  return (size_t)slots < s->nbatches ? slots : (int)s->nbatches;
+}
+
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
   const struct lw_plan *p = t->plan;
@@ -343,10 +427,60 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
     rc = dl_split(&t->mod, (enum dl_split_mode)t->plan->o->split_mode,
                   t->plan->o->opt_level, t->plan->o->relocatable, &t->split,
                   d);
+  if (!rc)
+    t->workers = decide_workers(t);
   return rc;
 }
 
-/* One sycl-module job per group; wrap now waits for them too. */
+/* Biggest batches first: the last ones taken are small. */
+static int by_cost(const void *a, const void *b, void *costs) {
+  const size_t *c = costs;
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  if (c[x] != c[y])
+    return c[x] < c[y] ? 1 : -1;
+  return (x > y) - (x < y);
+}
+
+static int add_workers(struct lw_graph *g, struct target *t,
+                       struct lw_diag *d) {
+  const struct dl_split *s = &t->split;
+  size_t nb = s->nbatches, nw = (size_t)t->workers;
+  struct sycl_pool *p = t->pool = calloc(1, sizeof *p);
+  size_t *cost = calloc(nb, sizeof *cost);
+  if (!p || !cost || !(p->order = calloc(nb, sizeof *p->order))) {
+    free(cost);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  p->t = t;
+  p->nb = nb;
+  p->nworkers = nw;
+  p->page_size = sizeof *p->page + nw * sizeof p->page->at[0];
+  void *page = mmap(NULL, p->page_size, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) {
+    free(cost);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  p->page = page;
+  for (size_t i = 0; i < s->n; i++)
+    cost[dl_split_batch(s, i)] += s->g[i].cost + 1;
+  for (size_t b = 0; b < nb; b++)
+    p->order[b] = b;
+  qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
+  free(cost);
+  for (size_t k = 0; k < nw; k++) {
+    struct worker *w = calloc(1, sizeof *w);
+    if (w)
+      *w = (struct worker){p, k};
+    struct lw_job *wj = w ? lw_graph_add(g, &worker_kind, w, NULL, 0) : NULL;
+    if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+/* One sycl-module job per group (in process, in order) or the workers;
+ * wrap now waits for them too. */
 static int link_done(struct lw_graph *g, struct lw_job *j,
                      struct lw_diag *d) {
   struct target *t = j->data;
@@ -359,7 +493,6 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
             t->triple);
     return 0;
   }
-  const struct lw_options *o = t->plan->o;
   if (!(t->modules = calloc(n, sizeof *t->modules)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   t->nmodules = n;
@@ -367,46 +500,38 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
     t->modules[i].t = t;
     t->modules[i].index = i;
   }
-  /* With two modules and two job slots, emission moves to helpers (this
-   * process has built and freed the linked module: LLVM 22's SPIR-V back
-   * end then gives wrong ids now and then in it, seen with modules 0, 2, 4
-   * made here and 1, 3, 5 by a helper). */
-  int slots = o->sycl_jobs && o->sycl_jobs < o->jobs ? o->sycl_jobs : o->jobs;
-  if (!o->dry_run && !o->llvm_spirv && n > 1 && slots > 1)
-    t->helpers = (int)(n < (size_t)slots ? n : (size_t)slots);
+  if (t->plan->o->verbose && !t->plan->o->dry_run)
+    fprintf(stderr,
+            "fatlink: %zu module(s) of %s in %zu batch(es), %zu instructions: "
+            "%s\n",
+            n, t->triple, t->split.nbatches, t->cost,
+            t->workers ? "emitted by forked workers"
+            : n == 1   ? "emitted in process"
+            : t->cost < FORK_MIN_INSTRUCTIONS
+                ? "emitted in process, one after the other (too little code "
+                  "to pay for a worker)"
+                : "emitted in process, one after the other");
+  if (t->workers)
+    return add_workers(g, t, d);
+  /* One after the other, in order: the back end is not thread-safe. */
+  struct lw_job *prev = NULL;
   int rc = 0;
-  if (!t->helpers) {
-    /* One after the other, in order: the back end is not thread-safe. */
-    struct lw_job *prev = NULL;
-    for (size_t i = 0; !rc && i < n; i++) {
-      struct lw_job *mj = lw_graph_add(g, &module_kind, &t->modules[i], &prev,
-                                       prev ? 1 : 0);
-      if (!mj || lw_graph_add_dep(g, t->plan->wrap, mj))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-      prev = mj;
-    }
-    return rc;
-  }
-  rc = lw_tmp_create("sycl-linked", "bc", &t->linked, d);
-  if (!rc)
-    rc = lw__write_file(lw_tmp_path(t->linked), t->split.bitcode.data,
-                        t->split.bitcode.len, d);
-  for (int h = 0; !rc && h < t->helpers; h++) {
-    struct emit *e = calloc(1, sizeof *e);
-    if (!e)
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    *e = (struct emit){t, (size_t)h, NULL, NULL};
-    struct lw_job *ej = lw_graph_add(g, &emit_kind, e, NULL, 0);
-    if (!ej || lw_graph_add_dep(g, t->plan->wrap, ej))
+  for (size_t i = 0; !rc && i < n; i++) {
+    struct lw_job *mj = lw_graph_add(g, &module_kind, &t->modules[i], &prev,
+                                     prev ? 1 : 0);
+    if (!mj || lw_graph_add_dep(g, t->plan->wrap, mj))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
+    prev = mj;
   }
   return rc;
 }
 
-const struct lw_job_kind lw__sycl_link_kind = {"sycl-link", NULL, link_run,
-                                               link_done, NULL};
+const struct lw_job_kind lw__sycl_link_kind = {
+    .name = "sycl-link", .run = link_run, .done = link_done};
 
 void lw__sycl_free(struct target *t) {
+  pool_free(t->pool);
+  t->pool = NULL;
   dl_module_free(t->mod);
   t->mod = NULL;
   dl_split_free(&t->split);

@@ -224,6 +224,15 @@ void lw_tmp_signals_restore(const sigset_t *old) {
   pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+void lw_tmp_in_child(void) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(fatal_signals); i++)
+    signal(fatal_signals[i], SIG_DFL);
+  for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
+    sigaction(crash_signals[i], &crash_old[i], NULL);
+  for (size_t i = 0; i < MAX_CHILDREN; i++)
+    children[i] = 0;
+}
+
 void lw_tmp_track_child(pid_t pid) {
   for (size_t i = 0; i < MAX_CHILDREN; i++)
     if (children[i] == 0) {

@@ -58,8 +58,8 @@ static int fake_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   return 0;
 }
 
-static const struct lw_job_kind fake_kind = {"fake", NULL, fake_run,
-                                             fake_done, free};
+static const struct lw_job_kind fake_kind = {
+    .name = "fake", .run = fake_run, .done = fake_done, .free_data = free};
 
 static struct lw_job *add(struct lw_graph *g, char name, int fail,
                           int sleep_ms, struct lw_job **deps, size_t n) {
@@ -150,8 +150,8 @@ static int tool_prepare(struct lw_graph *g, struct lw_job *j,
   return 0;
 }
 
-static const struct lw_job_kind tool_kind = {"tool", tool_prepare, NULL, NULL,
-                                             NULL};
+static const struct lw_job_kind tool_kind = {
+    .name = "tool", .prepare = tool_prepare};
 
 static void test_tools(void) {
   static const char *const ok[] = {"/bin/true", NULL};
