@@ -1,6 +1,7 @@
 /* codegen.c - compiles a linked module with LLVM's back ends in process:
  * SPIR-V through the SPIRV target for spirv/spir triples, native objects
- * otherwise. The module is verified first so that bad IR is an error, not a
+ * otherwise. A module is verified first (one the IR linker made from verified
+ * modules needs no second look) so that bad IR is an error, not a
  * crash inside the back end. */
 #include "internal.h"
 
@@ -40,7 +41,7 @@ static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d) {
   char *msg = NULL;
-  if (LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
+  if (!m->valid && LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
     int rc = lw_error(d, LW_EFORMAT, "device module for '%s' is invalid: %s",
                       m->triple, msg ? msg : "");
     LLVMDisposeMessage(msg);

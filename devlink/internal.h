@@ -11,6 +11,7 @@ struct dl_module {
   LLVMModuleRef mod;
   char *triple;
   int emitted; /* SPIR-V was emitted from it: keep it (see link.c) */
+  int valid;   /* made by the IR linker from verified modules */
 };
 
 /* ---- callgraph.c: a pointer set and reachability ------------------------ */

@@ -279,6 +279,7 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
     dl_module_free(m);
     return rc;
   }
+  m->valid = 1; /* every input was verified */
   *out = m;
   return 0;
 }

@@ -454,6 +454,7 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
   }
   if (dl_module_adopt(ctx, m, s->triple, out))
     return lw_error(d, LW_ENOMEM, "out of memory");
+  (*out)->valid = 1; /* a part of the linked module */
   return 0;
 }
 

@@ -16,7 +16,10 @@
  *
  * Reading the inputs themselves (mapping, symbols, device images) happens
  * first, on up to `jobs` threads, each input on its own; only the resolution
- * is sequential.
+ * is sequential. When no archive of the link can hold device code (a byte
+ * search for the marks every form of it carries) which members are pulled
+ * does not matter: no symbol is read, archives are only listed, and the
+ * objects' device code is all there is.
  *
  * Last, archive members with device code but no host symbols - device-only
  * libraries - are taken when one of their device images defines a symbol that
@@ -388,7 +391,30 @@ static int collect_sym(void *ctx, const char *name, int defined, int weak) {
   return lw_buf_append(ctx, name, strlen(name) + 1);
 }
 
-static void prescan_one(const struct ex_link_input *in, struct prescan *p) {
+/* Could a member of the archive hold device code? Every form of it shows
+ * one of these byte strings: the section name, the OffloadBinary, bundle
+ * and compressed-bundle magics, and bitcode's (whose embedded objects need
+ * not spell the section name out). A thin archive's members live in files
+ * of their own: maybe. */
+static int may_hold_device_code(const unsigned char *buf, size_t len) {
+  static const struct {
+    const char *s;
+    size_t n;
+  } marks[] = {{".llvm.offloading", 16}, {"\x10\xff\x10\xad", 4},
+               {"__CLANG_OFFLOAD_BUNDLE__", 24}, {"CCOB", 4},
+               {"BC\xc0\xde", 4}, {"\xde\xc0\x17\x0b", 4}};
+  if (memcmp(buf, "!<thin>\n", 8) == 0)
+    return 1;
+  for (size_t i = 0; i < LW_ARRAY_SIZE(marks); i++)
+    if (memmem(buf, len, marks[i].s, marks[i].n))
+      return 1;
+  return 0;
+}
+
+/* First pass: maps the input; an object's device images are read, an
+ * archive is searched for device code (`device`). */
+static void prescan_one(const struct ex_link_input *in, struct prescan *p,
+                        int *device) {
   p->rc = ex__map_file(&p->set, in->path, in->path, &p->buf, &p->len,
                        &p->diag);
   if (p->rc || p->len < 8)
@@ -396,14 +422,22 @@ static void prescan_one(const struct ex_link_input *in, struct prescan *p) {
   if (memcmp(p->buf, "!<arch>\n", 8) == 0 ||
       memcmp(p->buf, "!<thin>\n", 8) == 0) {
     p->archive = 1;
+    if (may_hold_device_code(p->buf, p->len))
+      __atomic_store_n(device, 1, __ATOMIC_RELAXED);
     return;
   }
+  p->rc = ex_scan_buffer(&p->set, p->buf, p->len, in->path, &p->diag);
+}
+
+/* Second pass, when archives may hold device code: an object's symbols. */
+static void prescan_symbols(const struct ex_link_input *in,
+                            struct prescan *p) {
+  if (p->rc || p->archive || p->len < 8)
+    return;
   p->rc = ex__read_symbols(p->buf, p->len, in->path, collect_sym, &p->syms,
                            &p->diag);
   if (p->rc == LW_ENOMEM)
     lw_error(&p->diag, p->rc, "out of memory");
-  if (!p->rc)
-    p->rc = ex_scan_buffer(&p->set, p->buf, p->len, in->path, &p->diag);
 }
 
 struct pool {
@@ -411,6 +445,8 @@ struct pool {
   struct prescan *pre;
   size_t n;
   size_t next; /* taken with __atomic_fetch_add */
+  int symbols; /* the pass */
+  int device;  /* an archive may hold device code */
 };
 
 static void *prescan_worker(void *arg) {
@@ -419,28 +455,43 @@ static void *prescan_worker(void *arg) {
     size_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
     if (i >= pl->n)
       return NULL;
-    if (pl->in[i].item == EX_LINK_FILE)
-      prescan_one(&pl->in[i], &pl->pre[i]);
+    if (pl->in[i].item != EX_LINK_FILE)
+      continue;
+    if (pl->symbols)
+      prescan_symbols(&pl->in[i], &pl->pre[i]);
+    else
+      prescan_one(&pl->in[i], &pl->pre[i], &pl->device);
   }
 }
 
-/* Prescans every input on up to `jobs` threads. */
-static int prescan_all(const struct ex_link_input *in, size_t n, int jobs,
-                       struct prescan *pre) {
-  struct pool pl = {in, pre, n, 0};
-  elf_version(EV_CURRENT); /* before any thread uses libelf */
+/* Runs a pass over every input on up to `jobs` threads. */
+static void prescan_pass(struct pool *pl, int jobs) {
+  pl->next = 0;
   pthread_t th[64];
   int nth = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
-  if ((size_t)nth > n)
-    nth = (int)n;
+  if ((size_t)nth > pl->n)
+    nth = (int)pl->n;
   int started = 0;
   for (; started < nth - 1; started++)
-    if (pthread_create(&th[started], NULL, prescan_worker, &pl) != 0)
+    if (pthread_create(&th[started], NULL, prescan_worker, pl) != 0)
       break;
-  prescan_worker(&pl); /* this thread works too */
+  prescan_worker(pl); /* this thread works too */
   for (int i = 0; i < started; i++)
     pthread_join(th[i], NULL);
-  return 0;
+}
+
+/* Prescans every input; returns whether an archive may hold device code
+ * (and the objects' symbols were read for the resolution). */
+static int prescan_all(const struct ex_link_input *in, size_t n, int jobs,
+                       struct prescan *pre) {
+  struct pool pl = {in, pre, n, 0, 0, 0};
+  elf_version(EV_CURRENT); /* before any thread uses libelf */
+  prescan_pass(&pl, jobs);
+  if (pl.device) {
+    pl.symbols = 1;
+    prescan_pass(&pl, jobs);
+  }
+  return pl.device;
 }
 
 static int visit(struct resolver *r, const struct ex_link_input *in,
@@ -479,9 +530,25 @@ int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
   struct prescan *pre = calloc(n ? n : 1, sizeof *pre);
   if (!pre)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  prescan_all(in, n, jobs, pre);
+  size_t todo = n; /* inputs to resolve */
+  if (!prescan_all(in, n, jobs, pre)) {
+    /* No archive can add device code: the objects' is all there is (an
+     * archive is still read through, so that a broken one is an error). */
+    for (size_t i = 0; !rc && i < n; i++) {
+      struct archive_in *a;
+      if (in[i].item != EX_LINK_FILE)
+        continue;
+      if ((rc = pre[i].rc))
+        *d = pre[i].diag;
+      else if (ex__set_move(set, &pre[i].set))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else if (pre[i].archive)
+        rc = open_archive(&r, in[i].path, pre[i].buf, pre[i].len, &a);
+    }
+    todo = 0;
+  }
   /* Archive records move as r.ar grows: group members are kept by index. */
-  for (size_t i = 0; !rc && i < n; i++) {
+  for (size_t i = 0; !rc && i < todo; i++) {
     if (in[i].item == EX_LINK_UNDEFINED) {
       rc = note_symbol(&r.host, in[i].path, 0, 0);
       if (rc)
@@ -515,7 +582,7 @@ int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
       }
     }
   }
-  if (!rc)
+  if (!rc && todo)
     rc = device_only_members(&r);
   for (size_t i = 0; i < n; i++) {
     lw_buf_free(&pre[i].syms);

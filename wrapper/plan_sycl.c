@@ -207,7 +207,7 @@ static int worker_prepare(struct lw_graph *g, struct lw_job *j,
   struct worker *w = j->data;
   const struct target *t = w->pool->t;
   j->what = lw_xasprintf("SPIR-V code generation at O%d for modules of %s "
-                         "(%zu batches), forked worker %zu of %zu",
+                         "(%zu batches), worker %zu of %zu",
                          t->plan->o->opt_level, t->triple, w->pool->nb,
                          w->k + 1, w->pool->nworkers);
   return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
@@ -296,7 +296,7 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
       rc = lw__aot_module_ready(g, m, d);
   }
   if (!rc && ++p->finished == p->nworkers && p->delivered != t->nmodules)
-    rc = lw_error(d, LW_EFORMAT, "forked workers made %zu of %zu modules of "
+    rc = lw_error(d, LW_EFORMAT, "the workers made %zu of %zu modules of "
                                  "%s",
                   p->delivered, t->nmodules, t->triple);
   return rc;
@@ -305,6 +305,26 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
 static const struct lw_job_kind worker_kind = {
     .name = "sycl-worker", .prepare = worker_prepare, .done = worker_done,
     .free_data = free, .fork_run = worker_run, .fork_failed = worker_failed};
+
+/* This process is the last worker: it forks no copy of itself. A failure
+ * names the module, as worker_failed does for a forked one. */
+static int worker_here(struct lw_job *j, struct lw_diag *d) {
+  int rc = worker_run(j, &j->out, d);
+  if (rc) {
+    struct worker *w = j->data;
+    const struct target *t = w->pool->t;
+    char msg[sizeof d->msg];
+    memcpy(msg, d->msg, sizeof msg);
+    d->code = 0;
+    lw_error(d, rc, "SPIR-V code generation for module %zu of %s: %s",
+             w->pool->page->at[w->k], t->triple, msg);
+  }
+  return rc;
+}
+
+static const struct lw_job_kind worker_here_kind = {
+    .name = "sycl-worker", .prepare = worker_prepare, .run = worker_here,
+    .done = worker_done, .free_data = free};
 
 /* ---- device libraries ------------------------------------------------------ */
 
@@ -468,11 +488,16 @@ static int add_workers(struct lw_graph *g, struct target *t,
     p->order[b] = b;
   qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
   free(cost);
+  /* The forked ones first: they start (fork) before this process begins
+   * to emit, so that each starts with a back end that has emitted
+   * nothing. */
   for (size_t k = 0; k < nw; k++) {
     struct worker *w = calloc(1, sizeof *w);
     if (w)
       *w = (struct worker){p, k};
-    struct lw_job *wj = w ? lw_graph_add(g, &worker_kind, w, NULL, 0) : NULL;
+    const struct lw_job_kind *kind =
+        k + 1 < nw ? &worker_kind : &worker_here_kind;
+    struct lw_job *wj = w ? lw_graph_add(g, kind, w, NULL, 0) : NULL;
     if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
       return lw_error(d, LW_ENOMEM, "out of memory");
   }
@@ -505,14 +530,15 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
             "fatlink: %zu module(s) of %s in %zu batch(es), %zu instructions: "
             "%s\n",
             n, t->triple, t->split.nbatches, t->cost,
-            t->workers ? "emitted by forked workers"
+            t->workers ? "emitted by workers (this process and forked ones)"
             : n == 1   ? "emitted in process"
             : t->cost < FORK_MIN_INSTRUCTIONS
                 ? "emitted in process, one after the other (too little code "
                   "to pay for a worker)"
                 : "emitted in process, one after the other");
-  if (t->workers)
+  if (t->workers) {
     return add_workers(g, t, d);
+  }
   /* One after the other, in order: the back end is not thread-safe. */
   struct lw_job *prev = NULL;
   int rc = 0;
