@@ -225,9 +225,9 @@ static int read_list(struct reader *r, int aspects, unsigned **out,
     const char *s = scalar(r);
     if (aspects) {
       if (plain(r) && number(s, 0, 1 << 20, &v)) {
-        if (!aot_aspect_name(v))
+        if (!lw_aspect_name(v))
           rc = fail(r, &r->ev.start_mark, "unknown aspect number %ld", v);
-      } else if ((v = aot_aspect_number(s, strlen(s))) < 0) {
+      } else if ((v = lw_aspect_number(s, strlen(s))) < 0) {
         rc = fail(r, &r->ev.start_mark, "unknown aspect '%s'", s);
       }
     } else if (!plain(r) || !number(s, 1, 4096, &v)) {
@@ -457,7 +457,7 @@ static int emit_list(yaml_emitter_t *em, const unsigned *v, size_t n,
   int ok = yaml_emitter_emit(em, &ev);
   for (size_t i = 0; ok && i < n; i++) {
     char num[16];
-    const char *name = aspects ? aot_aspect_name(v[i]) : NULL;
+    const char *name = aspects ? lw_aspect_name(v[i]) : NULL;
     snprintf(num, sizeof num, "%u", v[i]);
     ok = emit_scalar(em, name ? name : num, 1);
   }

@@ -17,7 +17,7 @@ static int has(const unsigned *v, size_t n, uint32_t x) {
 }
 
 static const char *name_of(uint32_t aspect, char *buf, size_t n) {
-  const char *s = aot_aspect_name(aspect);
+  const char *s = lw_aspect_name(aspect);
   if (s)
     return s;
   snprintf(buf, n, "%u", aspect);

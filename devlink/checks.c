@@ -1,15 +1,13 @@
 /* checks.c - what the post-link refuses or warns about before splitting:
  *   - external functions nothing defines, with who calls them (SPIR-V
  *     built-ins and LLVM intrinsics are the runtime's and the back end's);
- *   - aspects that do not exist (aot_aspect_name: cmake/aspects.def;
+ *   - aspects that do not exist (lw_aspect_name: cmake/aspects.def;
  *     negative numbers are DPC++'s internal ones, used only to split);
  *   - a kernel whose call graph asks for two different work-group or
  *     sub-group sizes;
  *   - (warning) a SYCL_EXTERNAL function using an aspect its declaration
  *     does not list (!sycl_declared_aspects), as seed 001 describes. */
 #include "internal.h"
-
-#include "aot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +61,7 @@ static int aspect_list(LLVMValueRef f, const char *kind, int64_t *out,
   for (int i = 0; i < *n && i < 64; i++) {
     if (out[i] < 0)
       continue; /* internal */
-    const char *known = aot_aspect_name(out[i]);
+    const char *known = lw_aspect_name(out[i]);
     if (names[i] && known && strcmp(names[i], known) != 0)
       return lw_error(d, LW_EINVAL,
                       "function '%s': aspect '%s' has number %lld, which is "
@@ -95,7 +93,7 @@ static int aspects_ok(LLVMModuleRef m, struct lw_strvec *warnings,
           lw_strvec_pushf(warnings,
                           "function '%s' uses aspect '%s' which is not "
                           "listed in its declaration",
-                          fname(f), aot_aspect_name(used[i])))
+                          fname(f), lw_aspect_name(used[i])))
         return lw_error(d, LW_ENOMEM, "out of memory");
     }
   }

@@ -25,14 +25,6 @@ enum aot_target aot_classify(const char *triple);
 /* The DPC++ runtime's target name for an image of `t` ("spir64", ...). */
 const char *aot_runtime_target(enum aot_target t);
 
-/* ---- aspects (aspects.c: cmake/aspects.def) ------------------------------ */
-
-/* The aspect's name, or NULL when no aspect has that number. */
-const char *aot_aspect_name(long long value);
-
-/* The number of the aspect called name[0..len), or -1. */
-int aot_aspect_number(const char *name, size_t len);
-
 /* ---- device configuration (config.c) ------------------------------------- */
 
 struct aot_device {

@@ -93,6 +93,15 @@ void lw_error_line(const char *text, size_t n, char *line, size_t cap);
 /* Reads a whole file into `out`; a missing or unreadable file is an error
  * naming the path. */
 int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d);
+/* Writes `n` bytes to `path`, an error naming it on failure. */
+int lw_write_file(const char *path, const void *p, size_t n,
+                  struct lw_diag *d);
+
+/* SYCL aspects (aspects.c, cmake/aspects.def): the aspect's name, or NULL
+ * when no aspect has that number; the number of the aspect called
+ * name[0..len), or -1. */
+const char *lw_aspect_name(long long value);
+int lw_aspect_number(const char *name, size_t len);
 
 #define LW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

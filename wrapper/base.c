@@ -182,6 +182,17 @@ int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d) {
   return rc;
 }
 
+int lw_write_file(const char *path, const void *p, size_t n,
+                  struct lw_diag *d) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return lw_error_path(d, LW_EIO, path, "cannot write");
+  size_t w = n ? fwrite(p, 1, n, f) : 0;
+  if (fclose(f) != 0 || w != n)
+    return lw_error_path(d, LW_EIO, path, "write error");
+  return 0;
+}
+
 void lw__bug(const char *file, int line, const char *msg) {
   fprintf(stderr, "fatlink: BUG: %s:%d: %s\n", file, line, msg);
   abort();

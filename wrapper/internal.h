@@ -229,12 +229,17 @@ void lw_graph_free(struct lw_graph *g);
 struct ex_set;
 struct lw_plan;
 
-/* Adds the jobs that turn the extracted images into device images, wrap them
- * into a registration object and run the host link into a temporary beside
- * the output. */
+/* What an offload kind brings to the plan (plan.h): one per kind. */
+struct lw_planner;
+extern const struct lw_planner lw_sycl_planner, lw_omp_planner;
+
+/* Adds the jobs that turn the extracted images into device images (each
+ * offload kind's by its planner), wrap them into a registration object and
+ * run the host link into a temporary beside the output. */
 int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
-                  const struct ex_set *images, struct lw_plan **out,
-                  struct lw_diag *d);
+                  const struct ex_set *images,
+                  const struct lw_planner *const *planners, size_t nplanners,
+                  struct lw_plan **out, struct lw_diag *d);
 
 /* After a successful run: renames the linked temporary to the output. */
 int lw_plan_commit(struct lw_plan *p, struct lw_diag *d);

@@ -37,8 +37,11 @@ static int run_link(const struct lw_options *o, struct lw_diag *d) {
     if (lw_graph_new(&go, &g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
+  static const struct lw_planner *const planners[] = {&lw_sycl_planner,
+                                                      &lw_omp_planner};
   if (!rc)
-    rc = lw_plan_build(g, o, &set, &plan, d);
+    rc = lw_plan_build(g, o, &set, planners, LW_ARRAY_SIZE(planners), &plan,
+                       d);
   if (!rc)
     rc = lw_graph_run(g, d);
   if (!rc)

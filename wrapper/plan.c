@@ -13,23 +13,15 @@
  *
  * Targets are grouped by (offload kind, triple, arch) in order of first
  * appearance, so the plan is deterministic. A worker only touches its own
- * target; results are read by later jobs' prepare, on the loop thread. */
+ * target; results are read by later jobs' prepare, on the loop thread.
+ * What is particular to an offload kind comes from its planner
+ * (struct lw_planner, plan.h), which the driver hands in: the kind files
+ * call this one, never the other way. */
 #include "plan.h"
 
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
-
-int lw__write_file(const char *path, const void *p, size_t n,
-                   struct lw_diag *d) {
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return lw_error_path(d, LW_EIO, path, "cannot write");
-  size_t w = n ? fwrite(p, 1, n, f) : 0;
-  if (fclose(f) != 0 || w != n)
-    return lw_error_path(d, LW_EIO, path, "write error");
-  return 0;
-}
 
 /* ---- wrap and host link ---------------------------------------------------- */
 
@@ -49,50 +41,9 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
   if (rc)
     return rc;
-  size_t nmod = 0;
-  for (size_t i = 0; i < p->n; i++)
-    nmod += p->t[i].kind == EX_OFK_SYCL ? p->t[i].nmodules * p->t[i].nouts : 1;
-  p->sycl = calloc(nmod ? nmod : 1, sizeof *p->sycl);
-  p->omp = calloc(p->n, sizeof *p->omp);
-  if (!p->sycl || !p->omp)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < p->n; i++) {
-    struct target *t = &p->t[i];
-    if (t->kind != EX_OFK_SYCL) {
-      p->omp[p->nomp++] = (struct wrp_omp_image){t->image.data, t->image.len,
-                                                 t->triple, t->arch};
-      continue;
-    }
-    /* Per module: its JIT SPIR-V and native images side by side, each
-     * with the module's kernels and property sets (seed 004). */
-    lw__aot_check_coverage(t);
-    for (size_t k = 0; k < t->nmodules; k++) {
-      struct sycl_module *m = &t->modules[k];
-      if (!m->image.len)
-        continue; /* a dry run */
-      const struct dl_group *gr = &t->split.g[k];
-      for (size_t u = 0; u < t->nouts; u++) {
-        const struct sycl_out *out = &t->outs[u];
-        const struct lw_buf *img =
-            out->kind == AOT_JIT ? &m->image : &m->aot[u].image;
-        if (out->kind != AOT_JIT && (m->aot[u].dropped || !img->len))
-          continue;
-        const struct dl_props *props =
-            out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;
-        p->sycl[p->nsycl++] = (struct wrp_sycl_image){
-            img->data,
-            img->len,
-            aot_runtime_target(out->kind),
-            out->kind == AOT_JIT ? WRP_FMT_SPIRV : WRP_FMT_NATIVE,
-            "",
-            "",
-            &gr->kernels,
-            props->s,
-            props->n};
-      }
-    }
-  }
-  return 0;
+  for (size_t i = 0; !rc && i < p->n; i++)
+    rc = p->t[i].planner->images(p, &p->t[i], d);
+  return rc;
 }
 
 static int wrap_run(struct lw_job *j, struct lw_diag *d) {
@@ -110,7 +61,7 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
     rc = dl_codegen(m, 2, DL_OBJECT, &obj, d);
   dl_module_free(m);
   if (!rc)
-    rc = lw__write_file(lw_tmp_path(p->wrapper_obj), obj.data, obj.len, d);
+    rc = lw_write_file(lw_tmp_path(p->wrapper_obj), obj.data, obj.len, d);
   lw_buf_free(&obj);
   return rc;
 }
@@ -202,27 +153,11 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
         strcmp(p->t[i].triple, img->triple) == 0 &&
         strcmp(p->t[i].arch, arch_of(img)) == 0)
       return &p->t[i];
-  const char *what = NULL;
-  enum aot_target aot = AOT_UNKNOWN;
-  if (img->offload_kind == EX_OFK_SYCL) {
-    aot = aot_classify(img->triple);
-    if (strncmp(img->triple, "fpga_", 5) == 0)
-      what = "FPGA device code (aocx/aocr/aoco)";
-    else if (aot == AOT_UNKNOWN)
-      what = "SYCL device triple";
-    else if (aot == AOT_FPGA)
-      what = "SYCL FPGA target";
-    else if (img->image_kind != EX_IMG_BITCODE)
-      what = "SYCL device image kind";
-  } else if (img->offload_kind == EX_OFK_OPENMP) {
-    if (strncmp(img->triple, "x86_64-", 7) != 0)
-      what = "OpenMP device triple";
-    else if (img->image_kind != EX_IMG_OBJECT &&
-             img->image_kind != EX_IMG_BITCODE)
-      what = "OpenMP device image kind";
-  } else {
-    what = "offload kind";
-  }
+  const struct lw_planner *pl = NULL;
+  for (size_t k = 0; k < p->nplanners && !pl; k++)
+    if (p->planners[k]->kind == img->offload_kind)
+      pl = p->planners[k];
+  const char *what = pl ? pl->unsupported(img) : "offload kind";
   if (what) {
     lw_error_path(d, LW_ENOTSUP, img->origin,
                   "%s is not supported yet (kind %s, image %s, triple '%s')",
@@ -232,21 +167,24 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
   }
   struct target *t = &p->t[p->n++];
   t->plan = p;
+  t->planner = pl;
   t->kind = img->offload_kind;
   t->triple = img->triple;
   t->arch = arch_of(img);
-  t->aot = aot;
   return t;
 }
 
 int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
-                  const struct ex_set *set, struct lw_plan **out,
-                  struct lw_diag *d) {
+                  const struct ex_set *set,
+                  const struct lw_planner *const *planners, size_t nplanners,
+                  struct lw_plan **out, struct lw_diag *d) {
   struct lw_plan *p = calloc(1, sizeof *p);
   if (!p)
     return lw_error(d, LW_ENOMEM, "out of memory");
   *out = p;
   p->o = o;
+  p->planners = planners;
+  p->nplanners = nplanners;
   p->t = calloc(set->n ? set->n : 1, sizeof *p->t);
   if (!p->t)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -276,43 +214,18 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     t->imgs = ni;
     t->imgs[t->nimgs++] = img;
   }
-  for (size_t i = 0; i < p->n; i++)
-    if (p->t[i].kind == EX_OFK_SYCL) {
-      int rc = lw__sycl_load_libs(p, d);
-      if (rc)
-        return rc;
-      break;
-    }
-  for (size_t i = 0; i < p->n; i++)
-    if (p->t[i].kind == EX_OFK_SYCL) {
-      int rc = lw__aot_plan_target(&p->t[i], d);
-      if (rc)
-        return rc;
-    }
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < p->n; i++) {
-    struct target *t = &p->t[i];
-    const struct lw_job_kind *k =
-        t->kind == EX_OFK_SYCL ? &lw__sycl_link_kind : &lw__omp_link_kind;
-    struct lw_job *j = lw_graph_add(g, k, t, NULL, 0);
-    if (!j) {
-      free(firsts);
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    }
-    firsts[i] = j;
-    if (t->kind == EX_OFK_SYCL && !(j->what = lw__sycl_link_what(t))) {
-      free(firsts);
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    }
-  }
+  int rc = 0;
+  for (size_t i = 0; !rc && i < p->n; i++)
+    rc = p->t[i].planner->first_job(g, &p->t[i], &firsts[i], d);
   /* wrap waits for every target (and for jobs the targets add later). */
-  if (p->n && !(p->wrap = lw_graph_add(g, &wrap_kind, p, firsts, p->n))) {
-    free(firsts);
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  }
+  if (!rc && p->n && !(p->wrap = lw_graph_add(g, &wrap_kind, p, firsts, p->n)))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(firsts);
+  if (rc)
+    return rc;
   p->link = lw_graph_add(g, &host_link_kind, p, &p->wrap, p->wrap ? 1 : 0);
   if (!p->link ||
       (o->relocatable && !lw_graph_add(g, &relocate_kind, p, &p->link, 1)))
@@ -330,16 +243,13 @@ void lw_plan_free(struct lw_plan *p) {
   if (!p)
     return;
   for (size_t i = 0; i < p->n; i++) {
-    lw__aot_free(&p->t[i]);
-    lw__sycl_free(&p->t[i]);
-    lw_buf_free(&p->t[i].image);
-  }
-  if (p->have_config)
-    aot_config_free(&p->config);
-  for (size_t i = 0; i < p->n; i++)
+    p->t[i].planner->free(&p->t[i]);
     free(p->t[i].imgs);
+  }
+  for (size_t k = 0; k < p->nplanners; k++)
+    if (p->planners[k]->free_plan)
+      p->planners[k]->free_plan(p);
   free(p->t);
-  lw__sycl_free_libs(p);
   free(p->sycl);
   free(p->omp);
   free(p->wrapped_ir);

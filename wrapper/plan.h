@@ -1,6 +1,7 @@
 /* plan.h - private to the plan files (plan.c: targets, wrap, host link;
- * plan_sycl.c and plan_openmp.c: the device chains): the plan, its device
- * targets and the job kinds each file supplies. */
+ * plan_sycl.c and plan_openmp.c: the device chains, through a planner each;
+ * plan_aot.c: what SYCL modules become): the plan, its device targets and
+ * what each offload kind's planner supplies. */
 #ifndef LW_PLAN_H
 #define LW_PLAN_H
 
@@ -49,6 +50,7 @@ struct sycl_module {
 
 struct target {
   struct lw_plan *plan;
+  const struct lw_planner *planner;
   unsigned kind;
   const char *triple, *arch;
   const struct ex_image **imgs;
@@ -71,6 +73,8 @@ struct target {
 
 struct lw_plan {
   const struct lw_options *o;
+  const struct lw_planner *const *planners;
+  size_t nplanners;
   struct target *t;
   size_t n;
   struct lw_job *wrap, *link;
@@ -79,7 +83,7 @@ struct lw_plan {
   /* Built in wrap's prepare, used by its run. */
   struct wrp_sycl_image *sycl;
   struct wrp_omp_image *omp;
-  size_t nsycl, nomp;
+  size_t nsycl, nomp, capsycl, capomp;
   /* SYCL device libraries, read once for every SYCL target. */
   struct dl_input *libs;
   size_t nlibs;
@@ -91,20 +95,21 @@ struct lw_plan {
   int have_config;
 };
 
-/* The first job of a target's chain (SYCL: link and split; OpenMP: device
- * link). Later jobs it adds make `wrap` wait for them too. */
-extern const struct lw_job_kind lw__sycl_link_kind;
-extern const struct lw_job_kind lw__omp_link_kind;
-
-/* What a SYCL target's first job is described as (malloc'd). */
-char *lw__sycl_link_what(const struct target *t);
-
-/* Finds and reads the SYCL device libraries (--sycl-device-libraries=). */
-int lw__sycl_load_libs(struct lw_plan *p, struct lw_diag *d);
-void lw__sycl_free_libs(struct lw_plan *p);
-
-/* Releases what a SYCL target holds. */
-void lw__sycl_free(struct target *t);
+/* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
+ * the driver hands the planners to lw_plan_build. */
+struct lw_planner {
+  unsigned kind; /* EX_OFK_* */
+  /* What about the image is not supported yet, or NULL. */
+  const char *(*unsupported)(const struct ex_image *img);
+  /* Adds the target's first job (it adds the rest as it learns more). */
+  int (*first_job)(struct lw_graph *g, struct target *t, struct lw_job **out,
+                   struct lw_diag *d);
+  /* In wrap's prepare: appends the target's images to the plan's sycl or
+   * omp list. */
+  int (*images)(struct lw_plan *p, struct target *t, struct lw_diag *d);
+  void (*free)(struct target *t);
+  void (*free_plan)(struct lw_plan *p); /* what its targets shared; or NULL */
+};
 
 /* ---- plan_aot.c ---------------------------------------------------------- */
 
@@ -122,9 +127,7 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
 void lw__aot_check_coverage(const struct target *t);
 
 void lw__aot_free(struct target *t);
-
-/* Writes `n` bytes to `path`. */
-int lw__write_file(const char *path, const void *p, size_t n,
-                   struct lw_diag *d);
+/* Frees the device configuration the plan loaded. */
+void lw__aot_free_plan(struct lw_plan *p);
 
 #endif

@@ -320,7 +320,7 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
   /* The module's SPIR-V as a file, once for all its devices. */
   if (!m->spv && !(rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d)) &&
       !o->dry_run)
-    rc = lw__write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
+    rc = lw_write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc)
     rc = lw_tmp_create("sycl-native", "bin", &m->aot[a->k].out, d);
   if (rc)
@@ -449,6 +449,12 @@ void lw__aot_check_coverage(const struct target *t) {
               "it)\n",
               ks->v[n]);
   }
+}
+
+void lw__aot_free_plan(struct lw_plan *p) {
+  if (p->have_config)
+    aot_config_free(&p->config);
+  p->have_config = 0;
 }
 
 void lw__aot_free(struct target *t) {

@@ -59,7 +59,7 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
     if ((rc = lw_tmp_create("openmp-input", ext, &in, d)))
       return rc;
     if (!o->dry_run &&
-        (rc = lw__write_file(lw_tmp_path(in), img->data, img->size, d)))
+        (rc = lw_write_file(lw_tmp_path(in), img->data, img->size, d)))
       return rc;
     if (lw_strvec_push(a, lw_tmp_path(in)))
       return lw_error(d, LW_ENOMEM, "out of memory");
@@ -111,6 +111,37 @@ static int omp_link_done(struct lw_graph *g, struct lw_job *j,
   return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
 }
 
-const struct lw_job_kind lw__omp_link_kind = {
+static const struct lw_job_kind link_kind = {
     .name = "openmp-device-link", .prepare = omp_link_prepare, .done = omp_link_done};
 
+
+/* ---- the planner ----------------------------------------------------------- */
+
+static const char *unsupported(const struct ex_image *img) {
+  if (strncmp(img->triple, "x86_64-", 7) != 0)
+    return "OpenMP device triple";
+  if (img->image_kind != EX_IMG_OBJECT && img->image_kind != EX_IMG_BITCODE)
+    return "OpenMP device image kind";
+  return NULL;
+}
+
+static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
+                     struct lw_diag *d) {
+  if (!(*out = lw_graph_add(g, &link_kind, t, NULL, 0)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
+  if (lw_grow(&p->omp, p->nomp, &p->capomp, sizeof *p->omp, 4))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  p->omp[p->nomp++] =
+      (struct wrp_omp_image){t->image.data, t->image.len, t->triple, t->arch};
+  return 0;
+}
+
+static void free_target(struct target *t) { lw_buf_free(&t->image); }
+
+const struct lw_planner lw_omp_planner = {
+    .kind = EX_OFK_OPENMP, .unsupported = unsupported,
+    .first_job = first_job, .images = images, .free = free_target};

@@ -36,7 +36,7 @@
 static const char *const split_names[] = {"off", "per_source", "per_kernel",
                                           "auto"};
 
-char *lw__sycl_link_what(const struct target *t) {
+static char *link_what(const struct target *t) {
   struct lw_buf names = {0};
   int rc = 0;
   for (size_t k = 0; !rc && k < t->nimgs; k++) {
@@ -67,12 +67,12 @@ static int store(struct sycl_module *m, int have_file, struct lw_diag *d) {
   if (m->image.len < 4)
     rc = lw_error(d, LW_ELLVM, "SPIR-V back end produced no module");
   if (!rc && m->spv && !have_file)
-    rc = lw__write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
+    rc = lw_write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc && o->dump_dir) {
     const char *base = strrchr(o->output, '/');
     char *path = lw_xasprintf("%s/%s_%zu.spv", o->dump_dir,
                               base ? base + 1 : o->output, m->index);
-    rc = path ? lw__write_file(path, m->image.data, m->image.len, d)
+    rc = path ? lw_write_file(path, m->image.data, m->image.len, d)
               : lw_error(d, LW_ENOMEM, "out of memory");
     free(path);
   }
@@ -365,7 +365,7 @@ static int load_lib(struct lw_plan *p, const char *path, struct lw_buf *bc,
   return 0;
 }
 
-int lw__sycl_load_libs(struct lw_plan *p, struct lw_diag *d) {
+static int load_libs(struct lw_plan *p, struct lw_diag *d) {
   const struct lw_options *o = p->o;
   size_t n = o->device_libs.n;
   if (!n)
@@ -396,7 +396,8 @@ int lw__sycl_load_libs(struct lw_plan *p, struct lw_diag *d) {
   return rc;
 }
 
-void lw__sycl_free_libs(struct lw_plan *p) {
+static void free_plan(struct lw_plan *p) {
+  lw__aot_free_plan(p);
   free(p->libs);
   ex_set_free(&p->lib_images); /* points into lib_bitcode */
   for (size_t i = 0; p->lib_bitcode && i < p->o->device_libs.n; i++)
@@ -552,10 +553,77 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
   return rc;
 }
 
-const struct lw_job_kind lw__sycl_link_kind = {
+static const struct lw_job_kind link_kind = {
     .name = "sycl-link", .run = link_run, .done = link_done};
 
-void lw__sycl_free(struct target *t) {
+/* ---- the planner ----------------------------------------------------------- */
+
+static const char *unsupported(const struct ex_image *img) {
+  enum aot_target aot = aot_classify(img->triple);
+  if (strncmp(img->triple, "fpga_", 5) == 0)
+    return "FPGA device code (aocx/aocr/aoco)";
+  if (aot == AOT_UNKNOWN)
+    return "SYCL device triple";
+  if (aot == AOT_FPGA)
+    return "SYCL FPGA target";
+  if (img->image_kind != EX_IMG_BITCODE)
+    return "SYCL device image kind";
+  return NULL;
+}
+
+/* The device libraries (once for every SYCL target), what the target's
+ * modules become, then its link job. */
+static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
+                     struct lw_diag *d) {
+  struct lw_plan *p = t->plan;
+  int rc = p->lib_bitcode ? 0 : load_libs(p, d);
+  t->aot = aot_classify(t->triple);
+  if (!rc)
+    rc = lw__aot_plan_target(t, d);
+  if (rc)
+    return rc;
+  if (!(*out = lw_graph_add(g, &link_kind, t, NULL, 0)) ||
+      !((*out)->what = link_what(t)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+/* Per module: its JIT SPIR-V and native images side by side, each with the
+ * module's kernels and property sets (seed 004). */
+static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
+  lw__aot_check_coverage(t);
+  for (size_t k = 0; k < t->nmodules; k++) {
+    struct sycl_module *m = &t->modules[k];
+    if (!m->image.len)
+      continue; /* a dry run */
+    const struct dl_group *gr = &t->split.g[k];
+    for (size_t u = 0; u < t->nouts; u++) {
+      const struct sycl_out *out = &t->outs[u];
+      const struct lw_buf *img =
+          out->kind == AOT_JIT ? &m->image : &m->aot[u].image;
+      if (out->kind != AOT_JIT && (m->aot[u].dropped || !img->len))
+        continue;
+      const struct dl_props *props =
+          out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;
+      if (lw_grow(&p->sycl, p->nsycl, &p->capsycl, sizeof *p->sycl, 16))
+        return lw_error(d, LW_ENOMEM, "out of memory");
+      p->sycl[p->nsycl++] = (struct wrp_sycl_image){
+          img->data,
+          img->len,
+          aot_runtime_target(out->kind),
+          out->kind == AOT_JIT ? WRP_FMT_SPIRV : WRP_FMT_NATIVE,
+          "",
+          "",
+          &gr->kernels,
+          props->s,
+          props->n};
+    }
+  }
+  return 0;
+}
+
+static void free_target(struct target *t) {
+  lw__aot_free(t);
   pool_free(t->pool);
   t->pool = NULL;
   dl_module_free(t->mod);
@@ -567,3 +635,7 @@ void lw__sycl_free(struct target *t) {
   t->modules = NULL;
   t->nmodules = 0;
 }
+
+const struct lw_planner lw_sycl_planner = {
+    .kind = EX_OFK_SYCL, .unsupported = unsupported, .first_job = first_job,
+    .images = images, .free = free_target, .free_plan = free_plan};

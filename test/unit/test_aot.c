@@ -64,13 +64,13 @@ static void test_config(void) {
     CHECK(strcmp(c.v[i - 1].name, c.v[i].name) < 0);
   aot_config_free(&c);
 
-  CHECK(aot_aspect_number("fp64", 4) == 6);
-  CHECK(aot_aspect_number("fp6", 3) == -1);
-  CHECK(strcmp(aot_aspect_name(28), "atomic64") == 0);
-  CHECK(aot_aspect_name(71) == NULL);
+  CHECK(lw_aspect_number("fp64", 4) == 6);
+  CHECK(lw_aspect_number("fp6", 3) == -1);
+  CHECK(strcmp(lw_aspect_name(28), "atomic64") == 0);
+  CHECK(lw_aspect_name(71) == NULL);
   /* an older name of 46 is known, the number's name is the newer */
-  CHECK(aot_aspect_number("ext_oneapi_interop_memory_import", 32) == 46);
-  CHECK(strcmp(aot_aspect_name(46), "ext_oneapi_external_memory_import") == 0);
+  CHECK(lw_aspect_number("ext_oneapi_interop_memory_import", 32) == 46);
+  CHECK(strcmp(lw_aspect_name(46), "ext_oneapi_external_memory_import") == 0);
 }
 
 int main(void) {

@@ -1,6 +1,7 @@
 /* aspects.c - SYCL aspects by name and number (cmake/aspects.def, as the
- * DPC++ runtime numbers them). */
-#include "aot.h"
+ * DPC++ runtime numbers them): data that the device checks (devlink/) and
+ * the device configuration (aot/) both read. */
+#include "lw_base.h"
 
 #include <string.h>
 
@@ -13,14 +14,14 @@ static const struct {
 #undef ASPECT
 };
 
-const char *aot_aspect_name(long long value) {
+const char *lw_aspect_name(long long value) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(aspects); i++)
     if (aspects[i].value == value)
       return aspects[i].name;
   return NULL;
 }
 
-int aot_aspect_number(const char *name, size_t len) {
+int lw_aspect_number(const char *name, size_t len) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(aspects); i++)
     if (strlen(aspects[i].name) == len &&
         memcmp(aspects[i].name, name, len) == 0)
