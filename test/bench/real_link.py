@@ -165,9 +165,9 @@ def gen_tu(r, i, tus, kernels):
     return "\n".join(out) + "\n"
 
 
-def make_program(work, tus, kernels, seed):
-    """Writes and compiles the program in `work`; returns the output path and
-    the argv clang++-22 gives the wrapper to link it."""
+def write_sources(work, tus, kernels, seed):
+    """Writes the program's header, units and main into `work`; returns the
+    source paths."""
     r = random.Random(seed)
     with open(os.path.join(work, "common.h"), "w") as f:
         f.write(HEADER)
@@ -180,7 +180,13 @@ def make_program(work, tus, kernels, seed):
     main_cpp = os.path.join(work, "main.cpp")
     with open(main_cpp, "w") as f:
         f.write("int main() { return 0; }\n")
-    srcs.append(main_cpp)
+    return srcs + [main_cpp]
+
+
+def make_program(work, tus, kernels, seed):
+    """Writes and compiles the program in `work`; returns the output path and
+    the argv clang++-22 gives the wrapper to link it."""
+    srcs = write_sources(work, tus, kernels, seed)
     objs = [s[:-4] + ".o" for s in srcs]
     parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
               for s, o in zip(srcs, objs)])
