@@ -263,8 +263,14 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   for (size_t g = 0; g < out->n; g++)
     if (out->g[g].keep.n > 1)
       qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
-  while (out->batch_size * out->batch_size < out->n)
+  /* Batches of about sqrt(n)/2 groups: the linked module is loaded once a
+   * batch (2 sqrt(n) times in all) and each group's load costs a batch's
+   * share; small enough batches that the processes taking them finish
+   * together. */
+  while (4 * out->batch_size * out->batch_size < out->n)
     out->batch_size++;
+  if (!out->batch_size && out->n)
+    out->batch_size = 1;
   out->nbatches = out->batch_size ? (out->n + out->batch_size - 1) /
                                         out->batch_size
                                   : 0;
