@@ -5,4 +5,5 @@ if(FATLINK_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
     -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
+  add_compile_definitions(LW_SANITIZE=1)
 endif()

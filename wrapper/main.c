@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef LW_VERSION
 #define LW_VERSION "0.1.0"
@@ -26,36 +27,45 @@ static int scan_inputs(const struct lw_options *o, struct ex_set *set,
   return rc;
 }
 
-static int run_link(const struct lw_options *o, struct lw_diag *d) {
-  struct ex_set set = {0};
-  struct lw_graph *g = NULL;
-  struct lw_plan *plan = NULL;
-  int rc = scan_inputs(o, &set, d);
+/* What a link builds: its inputs' images, the job graph and the plan. */
+struct link {
+  struct ex_set set;
+  struct lw_graph *g;
+  struct lw_plan *plan;
+};
+
+static int run_link(const struct lw_options *o, struct link *l,
+                    struct lw_diag *d) {
+  int rc = scan_inputs(o, &l->set, d);
   if (!rc) {
     struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose,
                                   o->tool_timeout, stderr};
-    if (lw_graph_new(&go, &g))
+    if (lw_graph_new(&go, &l->g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
   static const struct lw_planner *const planners[] = {&lw_sycl_planner,
                                                       &lw_omp_planner};
   if (!rc)
-    rc = lw_plan_build(g, o, &set, planners, LW_ARRAY_SIZE(planners), &plan,
-                       d);
+    rc = lw_plan_build(l->g, o, &l->set, planners, LW_ARRAY_SIZE(planners),
+                       &l->plan, d);
   if (!rc)
-    rc = lw_graph_run(g, d);
+    rc = lw_graph_run(l->g, d);
   if (!rc)
-    rc = lw_plan_commit(plan, d);
+    rc = lw_plan_commit(l->plan, d);
   if (!rc && o->time_trace) {
     char *path = lw_xasprintf("%s.time-trace", o->output);
-    rc = path ? lw_graph_write_trace(g, path, d)
+    rc = path ? lw_graph_write_trace(l->g, path, d)
               : lw_error(d, LW_ENOMEM, "out of memory");
     free(path);
   }
-  lw_plan_free(plan);
-  lw_graph_free(g);
-  ex_set_free(&set);
   return rc;
+}
+
+static void free_link(struct link *l) {
+  lw_plan_free(l->plan);
+  lw_graph_free(l->g);
+  ex_set_free(&l->set);
+  dl_release();
 }
 
 int main(int argc, char **argv) {
@@ -84,9 +94,21 @@ int main(int argc, char **argv) {
       fprintf(stderr, "fatlink: warning: --llvm-spirv-options has no effect "
                       "without --spirv-translator=llvm-spirv\n");
     rc = dl_set_llvm_options(&o.llvm_opts, 0, &d);
+    struct link l = {0};
     if (!rc)
-      rc = run_link(&o, &d);
-    dl_release();
+      rc = run_link(&o, &l, &d);
+#ifndef LW_SANITIZE
+    /* A finished link leaves what it built to the system: freeing the
+     * linked module and the rest would keep the user waiting 20-30 ms for
+     * a process with nothing left to do. (The sanitizer build frees all, so
+     * that a leak still shows.) */
+    if (!rc) {
+      lw_tmp_cleanup();
+      fflush(NULL);
+      _exit(0);
+    }
+#endif
+    free_link(&l);
   }
   lw_options_free(&o);
   if (rc) {
