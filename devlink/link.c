@@ -332,13 +332,6 @@ void dl_module_free(struct dl_module *m) {
   dispose(m);
 }
 
-size_t dl_kept(void) {
-  pthread_mutex_lock(&kept_lock);
-  size_t n = nkept;
-  pthread_mutex_unlock(&kept_lock);
-  return n;
-}
-
 size_t dl_release(void) {
   pthread_mutex_lock(&kept_lock);
   size_t n = nkept;

@@ -154,9 +154,6 @@ int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
  * until dl_release: LLVM 22's SPIR-V back end needs its objects to stay). */
 void dl_module_free(struct dl_module *m);
 
-/* How many modules are kept. */
-size_t dl_kept(void);
-
 /* Frees every kept module; call when nothing will be emitted any more.
  * Returns how many there were. */
 size_t dl_release(void);
