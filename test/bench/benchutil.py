@@ -39,6 +39,32 @@ def parallel(cmds):
             sys.exit("benchmark: generation failed")
 
 
+def build_program(work, srcs, src_root):
+    """Compiles the SYCL sources (clang++-22 -fsycl -O2 -c) and the test
+    runtime (test/runtime/sycl_rt.c under src_root) in `work`; returns the
+    output path of their link and the argv clang++-22 gives the wrapper to
+    link them there."""
+    objs = [s[:-4] + ".o" for s in srcs]
+    parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
+              for s, o in zip(srcs, objs)])
+    rt = os.path.join(work, "rt.o")
+    subprocess.check_call(["clang-22", "-c", os.path.join(
+        src_root, "test", "runtime", "sycl_rt.c"), "-o", rt])
+    out = os.path.join(work, "prog")
+    return out, wrapper_argv(["-fsycl"] + objs + [rt, "-o", out])[1:]
+
+
+def envs(work, llvm_bin):
+    """Environments for fatlink and for upstream (its tools first on PATH),
+    each with a TMPDIR of its own under `work`, to count what is left."""
+    ours = dict(os.environ, TMPDIR=os.path.join(work, "tmp-ours"))
+    up = dict(os.environ, TMPDIR=os.path.join(work, "tmp-upstream"),
+              PATH=llvm_bin + ":" + os.environ.get("PATH", ""))
+    os.makedirs(ours["TMPDIR"])
+    os.makedirs(up["TMPDIR"])
+    return ours, up
+
+
 def wrapper_argv(cxx_args):
     """The last command clang++-22 -### prints for cxx_args (the link)."""
     out = subprocess.run(["clang++-22", "-###"] + cxx_args, capture_output=True,

@@ -33,7 +33,7 @@ import tempfile
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchutil import medians, parallel, run_timed, wrapper_argv  # noqa: E402
+from benchutil import build_program, envs, medians, run_timed  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(HERE))
 
 HEADER = r"""#pragma once
@@ -186,16 +186,7 @@ def write_sources(work, tus, kernels, seed):
 def make_program(work, tus, kernels, seed):
     """Writes and compiles the program in `work`; returns the output path and
     the argv clang++-22 gives the wrapper to link it."""
-    srcs = write_sources(work, tus, kernels, seed)
-    objs = [s[:-4] + ".o" for s in srcs]
-    parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
-              for s, o in zip(srcs, objs)])
-    rt = os.path.join(work, "rt.o")
-    subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
-                                                         "sycl_rt.c"), "-o", rt])
-    objs.append(rt)
-    out = os.path.join(work, "prog")
-    return out, wrapper_argv(["-fsycl"] + objs + ["-o", out])[1:]
+    return build_program(work, write_sources(work, tus, kernels, seed), SRC)
 
 
 def phases(argv, env, out):
@@ -215,14 +206,8 @@ def bench_shape(fatlink, tus, kernels, seed, runs):
     work = tempfile.mkdtemp(prefix="fatlink-real-")
     try:
         out, wargs = make_program(work, tus, kernels, seed)
-        env = dict(os.environ)
-        up_env = dict(env, PATH=LLVM_BIN + ":" + env.get("PATH", ""))
-        ours_tmp = os.path.join(work, "tmp-ours")
-        up_tmp = os.path.join(work, "tmp-upstream")
-        os.makedirs(ours_tmp)
-        os.makedirs(up_tmp)
-        env["TMPDIR"] = ours_tmp
-        up_env["TMPDIR"] = up_tmp
+        env, up_env = envs(work, LLVM_BIN)
+        ours_tmp, up_tmp = env["TMPDIR"], up_env["TMPDIR"]
         up = os.path.join(LLVM_BIN, "clang-linker-wrapper")
         configs = [("upstream", [up] + wargs, up_env)]
         for mode in ("auto", "off", "per_source", "per_kernel"):

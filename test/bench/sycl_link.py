@@ -20,7 +20,7 @@ import tempfile
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchutil import medians, parallel, run_timed, wrapper_argv  # noqa: E402
+from benchutil import build_program, envs, medians, run_timed  # noqa: E402
 SRC = os.path.dirname(os.path.dirname(HERE))
 
 
@@ -52,15 +52,7 @@ def make_program(work, tus, kernels):
     with open(main_cpp, "w") as f:
         f.write("int main() { return 0; }\n")
     srcs.append(main_cpp)
-    objs = [s[:-4] + ".o" for s in srcs]
-    parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
-              for s, o in zip(srcs, objs)])
-    rt = os.path.join(work, "rt.o")
-    subprocess.check_call(["clang-22", "-c", os.path.join(SRC, "test", "runtime",
-                                                         "sycl_rt.c"), "-o", rt])
-    objs.append(rt)
-    out = os.path.join(work, "prog")
-    return out, wrapper_argv(["-fsycl"] + objs + ["-o", out])[1:]
+    return build_program(work, srcs, SRC)
 
 
 def main():
@@ -74,14 +66,8 @@ def main():
     work = tempfile.mkdtemp(prefix="fatlink-bench-")
     try:
         out, wargs = make_program(work, a.tus, a.kernels)
-        env = dict(os.environ)
-        up_env = dict(env, PATH=LLVM_BIN + ":" + env.get("PATH", ""))
-        ours_tmp = os.path.join(work, "tmp-ours")
-        up_tmp = os.path.join(work, "tmp-upstream")
-        os.makedirs(ours_tmp)
-        os.makedirs(up_tmp)
-        env["TMPDIR"] = ours_tmp
-        up_env["TMPDIR"] = up_tmp
+        env, up_env = envs(work, LLVM_BIN)
+        ours_tmp, up_tmp = env["TMPDIR"], up_env["TMPDIR"]
         up = os.path.join(LLVM_BIN, "clang-linker-wrapper")
         # fatlink in several split modes and job counts, upstream (which
         # cannot split) once; all alternate within each round.
