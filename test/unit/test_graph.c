@@ -1,11 +1,12 @@
 /* test_graph.c - the scheduler with fake job kinds (after ninja's
  * FakeCommandRunner): dependency order, fail fast, the concurrency bound
  * shared by in-process work and tools, jobs that add jobs while the graph
- * runs, tool output capture, and dry runs. */
+ * runs, tool output capture, forked jobs, and dry runs. */
 #include "check.h"
 #include "internal.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,82 @@ static void test_tools(void) {
   lw_graph_free(g);
 }
 
+/* Forked jobs: what the child leaves in `out` comes back; a child's error
+ * and a child's death are errors naming the job (after fork_failed may
+ * reword it); a fork waits while an in-process job that uses LLVM runs. */
+struct forked_fake {
+  const char *send; /* what the child sends */
+  int how;          /* 0: succeed, 1: fail, 2: die */
+};
+
+static int forked_fake_run(struct lw_job *j, struct lw_buf *out,
+                           struct lw_diag *d) {
+  struct forked_fake *f = j->data;
+  if (f->how == 2)
+    raise(SIGKILL);
+  if (f->how == 1)
+    return lw_error(d, LW_EINVAL, "child says no");
+  return lw_buf_append(out, f->send, strlen(f->send));
+}
+
+static char forked_got[64];
+
+static int forked_fake_done(struct lw_graph *g, struct lw_job *j,
+                            struct lw_diag *d) {
+  (void)g, (void)d;
+  snprintf(forked_got, sizeof forked_got, "%.*s", (int)j->out.len,
+           (const char *)j->out.data);
+  pthread_mutex_lock(&order_mu);
+  strcat(order, "F");
+  pthread_mutex_unlock(&order_mu);
+  return 0;
+}
+
+static void forked_fake_failed(struct lw_job *j) {
+  free(j->what);
+  j->what = strdup("reworded");
+}
+
+static const struct lw_job_kind forked_fake_kind = {
+    .name = "forked-fake", .done = forked_fake_done,
+    .fork_run = forked_fake_run, .fork_failed = forked_fake_failed};
+
+static void test_forked(void) {
+  struct forked_fake ok = {"hello from the child", 0};
+  struct lw_graph *g = graph(2, 0);
+  lw_graph_add(g, &forked_fake_kind, &ok, NULL, 0);
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(strcmp(forked_got, "hello from the child") == 0);
+  lw_graph_free(g);
+
+  struct forked_fake no = {"", 1};
+  g = graph(2, 0);
+  lw_graph_add(g, &forked_fake_kind, &no, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
+  CHECK(strcmp(d.msg, "reworded: child says no") == 0);
+  lw_graph_free(g);
+
+  struct forked_fake die = {"", 2};
+  g = graph(2, 0);
+  lw_graph_add(g, &forked_fake_kind, &die, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
+  CHECK(strcmp(d.msg, "reworded: its process was killed by signal 9") == 0);
+  lw_graph_free(g);
+
+  /* An in-process job (using LLVM, as kinds do by default) that started
+   * first holds the fork back until it is done, though a slot is free. */
+  g = graph(2, 0);
+  add(g, 'S', 0, 100, NULL, 0);
+  lw_graph_add(g, &forked_fake_kind, &ok, NULL, 0);
+  memset(&d, 0, sizeof d);
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(strcmp(order, "SF") == 0);
+  lw_graph_free(g);
+}
+
 static void test_dry_run(void) {
   struct lw_graph_options o = {.jobs = 1, .dry_run = 1};
   char *text = NULL;
@@ -227,6 +304,7 @@ int main(void) {
   test_bound();
   test_grow();
   test_tools();
+  test_forked();
   test_dry_run();
   return check_report("graph");
 }
