@@ -12,12 +12,16 @@
  *
  * Each group keeps the closure of its kernels (callgraph.c). With one group
  * the linked module is used as it is. With several, the module is written to
- * bitcode once, and each group's module is made independently (on any
- * thread): the bitcode is loaded lazily, everything the group does not need
- * gets internal linkage, and linking that into an empty module moves - and
- * only then materialises - exactly what the group needs. Functions reached
- * from several kernels are thereby copied into every module that needs
- * them. */
+ * bitcode once, and a group's module is made from bitcode: loaded lazily,
+ * everything the group does not need gets internal linkage, and linking
+ * that into an empty module moves - and only then materialises - exactly
+ * what the group needs. Functions reached from several kernels are thereby
+ * copied into every module that needs them. Groups come in batches of
+ * consecutive groups: a batch's module is made that way from the linked
+ * module, once in each process that builds its groups, and each group's
+ * module from its batch's, then read again into a context of its own. A
+ * module is the same whichever process builds it and whatever it built
+ * before. */
 #include "internal.h"
 
 #include <llvm-c/BitReader.h>

@@ -133,7 +133,7 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d);
 
 /* Builds group i's module and emits its SPIR-V at `opt_level` into `out`
- * (see split.c for why a module may be made twice). */
+ * (see split.c for why a module may be made more than once). */
 int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
                   struct lw_buf *out, struct lw_diag *d);
 
