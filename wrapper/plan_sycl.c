@@ -1,20 +1,18 @@
 /* plan_sycl.c - the SYCL device chain of one target.
  *   sycl-link    (in process) link every bitcode image of the target, then
  *                split the kernels into groups (devlink/split.c). When it
- *                finishes it knows how many modules there are and adds one
- *                job for each: the graph grows, and wrap waits.
- *   sycl-module  build a group's module and emit its SPIR-V (its property
- *                sets were computed by the split). LLVM 22's SPIR-V back end
- *                cannot emit two modules at once in one process and carries
- *                state from one module into the next, so each module is
- *                emitted in a process of its own, forked from this one
- *                after the split: the child has the linked bitcode, the
- *                loaded module and a target machine already (copy on write;
- *                no start-up, no second read), and the back end is fresh in
- *                each. The jobs run up to --wrapper-jobs at once, biggest
- *                first. A link whose modules are few and small is emitted in
- *                process instead, one module after the other: forking costs
- *                more than it saves there (the cost model below).
+ *                finishes it knows how many modules there are and adds the
+ *                jobs that emit them: the graph grows, and wrap waits.
+ *   sycl-module  (in process, one after the other) build a group's module
+ *                and emit its SPIR-V (its property sets were computed by
+ *                the split).
+ *   sycl-worker  with enough code and job slots (the cost model below),
+ *                workers instead: LLVM 22's SPIR-V back end cannot emit two
+ *                modules at once in one process, so the others are forked
+ *                from this one after the split (each starts with the linked
+ *                bitcode in memory: no start-up, no file) and this process
+ *                is the last; each takes the next batch of modules until
+ *                none is left and sends their SPIR-V back.
  *   llvm-spirv   with --spirv-translator=llvm-spirv, each sycl-module job
  *                writes its module's bitcode and adds a translator job.
  * Every module is built the same way whichever route emits it, so the
@@ -168,7 +166,8 @@ static int module_done(struct lw_graph *g, struct lw_job *j,
 }
 
 static const struct lw_job_kind module_kind = {
-    .name = "sycl-module", .prepare = module_prepare, .run = module_run, .done = module_done};
+    .name = "sycl-module", .prepare = module_prepare, .run = module_run,
+    .done = module_done};
 
 /* ---- sycl-worker: forked processes emitting whole batches ----------------- */
 
@@ -227,8 +226,8 @@ static uint64_t get_u64(const unsigned char *p) {
   return v;
 }
 
-/* In the child: batches until none is left; each module as its index, its
- * size and its SPIR-V. */
+/* Batches until none is left; each module as its index, its size and its
+ * SPIR-V. */
 static int worker_run(struct lw_job *j, struct lw_buf *out,
                       struct lw_diag *d) {
   struct worker *w = j->data;
