@@ -332,16 +332,14 @@ void dl_module_free(struct dl_module *m) {
   dispose(m);
 }
 
-size_t dl_release(void) {
+void dl_release(void) {
   pthread_mutex_lock(&kept_lock);
-  size_t n = nkept;
   for (size_t i = 0; i < nkept; i++)
     dispose(kept[i]);
   free(kept);
   kept = NULL;
   nkept = capkept = 0;
   pthread_mutex_unlock(&kept_lock);
-  return n;
 }
 
 int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,

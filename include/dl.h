@@ -154,9 +154,8 @@ int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
  * until dl_release: LLVM 22's SPIR-V back end needs its objects to stay). */
 void dl_module_free(struct dl_module *m);
 
-/* Frees every kept module; call when nothing will be emitted any more.
- * Returns how many there were. */
-size_t dl_release(void);
+/* Frees every kept module; call when nothing will be emitted any more. */
+void dl_release(void);
 
 /* Sets LLVM's process-wide options, once, before any job runs: fatlink's
  * own (codegen.c says which and why; one the user's list names is left to

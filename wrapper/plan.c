@@ -30,14 +30,13 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   (void)g;
   struct lw_plan *p = j->data;
   /* Every SPIR-V module of this process is emitted by now (wrap waits for
-   * all of them): the ones kept for LLVM's SPIR-V back end go before
-   * wrapping allocates anew, which then reuses their memory (one-line
-   * kernels, off: peak 92 -> 87 MB). When many were kept their pages go
-   * back to the system too, or the wrap's allocations land on fresh pages
-   * and raise the peak (100 modules in process: 103 -> 97 MB, for 15-30 ms
-   * of malloc_trim; after one module it gains nothing). */
-  if (dl_release() > 1)
-    malloc_trim(0);
+   * all of them): the ones kept for LLVM's SPIR-V back end can go before
+   * wrapping allocates anew, and their pages back to the system: without
+   * that the wrap's allocations (the x86 back end's first use among them)
+   * land on fresh pages and raise the peak (one-line kernels, off: 94 ->
+   * 92 MB; 100 modules in process: 103 -> 97 MB; 15-30 ms). */
+  dl_release();
+  malloc_trim(0);
   j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s",
                          p->n, p->o->host_triple);
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
