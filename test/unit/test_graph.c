@@ -242,37 +242,35 @@ static const struct lw_job_kind forked_fake_kind = {
     .name = "forked-fake", .done = forked_fake_done,
     .fork_run = forked_fake_run, .fork_failed = forked_fake_failed};
 
-static void test_forked(void) {
-  struct forked_fake ok = {"hello from the child", 0};
+/* Runs one forked job of `f` alone; its error message goes to `msg`. */
+static int run_forked(struct forked_fake *f, char *msg, size_t cap) {
   struct lw_graph *g = graph(2, 0);
-  lw_graph_add(g, &forked_fake_kind, &ok, NULL, 0);
+  lw_graph_add(g, &forked_fake_kind, f, NULL, 0);
   struct lw_diag d = {0};
-  CHECK(lw_graph_run(g, &d) == 0);
+  int rc = lw_graph_run(g, &d);
+  snprintf(msg, cap, "%s", d.msg);
+  lw_graph_free(g);
+  return rc;
+}
+
+static void test_forked(void) {
+  char msg[sizeof ((struct lw_diag *)0)->msg];
+  struct forked_fake ok = {"hello from the child", 0};
+  CHECK(run_forked(&ok, msg, sizeof msg) == 0);
   CHECK(strcmp(forked_got, "hello from the child") == 0);
-  lw_graph_free(g);
-
   struct forked_fake no = {"", 1};
-  g = graph(2, 0);
-  lw_graph_add(g, &forked_fake_kind, &no, NULL, 0);
-  memset(&d, 0, sizeof d);
-  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
-  CHECK(strcmp(d.msg, "reworded: child says no") == 0);
-  lw_graph_free(g);
-
+  CHECK(run_forked(&no, msg, sizeof msg) == LW_ETOOL);
+  CHECK(strcmp(msg, "reworded: child says no") == 0);
   struct forked_fake die = {"", 2};
-  g = graph(2, 0);
-  lw_graph_add(g, &forked_fake_kind, &die, NULL, 0);
-  memset(&d, 0, sizeof d);
-  CHECK(lw_graph_run(g, &d) == LW_ETOOL);
-  CHECK(strcmp(d.msg, "reworded: its process was killed by signal 9") == 0);
-  lw_graph_free(g);
+  CHECK(run_forked(&die, msg, sizeof msg) == LW_ETOOL);
+  CHECK(strcmp(msg, "reworded: its process was killed by signal 9") == 0);
 
   /* An in-process job (using LLVM, as kinds do by default) that started
    * first holds the fork back until it is done, though a slot is free. */
-  g = graph(2, 0);
+  struct lw_graph *g = graph(2, 0);
   add(g, 'S', 0, 100, NULL, 0);
   lw_graph_add(g, &forked_fake_kind, &ok, NULL, 0);
-  memset(&d, 0, sizeof d);
+  struct lw_diag d = {0};
   CHECK(lw_graph_run(g, &d) == 0);
   CHECK(strcmp(order, "SF") == 0);
   lw_graph_free(g);
