@@ -1,6 +1,6 @@
 """kill-worker.py [parent:]SIGNAL TMPDIR OUTPUT -- CMD...: starts a link and
 waits until one of fatlink's forked workers runs (a child process of it
-named fatlink); then sends SIGNAL to that worker, or with "parent:" to
+named fatlink-core); then sends SIGNAL to that worker, or with "parent:" to
 fatlink itself. Reports how the link ended: its status, its last line of
 error output, what it left in TMPDIR, whether OUTPUT exists, and whether
 any worker outlived it. A link that ends before a worker is seen is run
@@ -30,7 +30,7 @@ def workers(ppid):
         except OSError:
             continue
         m = re.match(r"\d+ \((.*)\) (\S) (\d+)", st)
-        if m and m.group(1) == "fatlink" and int(m.group(3)) == ppid \
+        if m and m.group(1) == "fatlink-core" and int(m.group(3)) == ppid \
                 and m.group(2) != "Z":
             found.append(int(d))
     return found
