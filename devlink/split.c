@@ -179,6 +179,18 @@ static size_t instructions(const struct dl__set *reach) {
   return n;
 }
 
+/* Appends module `m`'s bitcode to `out`; LW_ENOMEM or 0. */
+static int bitcode_of(LLVMModuleRef m, struct lw_buf *out) {
+  LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(m);
+  int rc = !mb || lw_buf_append(out, LLVMGetBufferStart(mb),
+                                LLVMGetBufferSize(mb))
+               ? LW_ENOMEM
+               : 0;
+  if (mb)
+    LLVMDisposeMemoryBuffer(mb);
+  return rc;
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -273,8 +285,6 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
    * together. */
   while (4 * out->batch_size * out->batch_size < out->n)
     out->batch_size++;
-  if (!out->batch_size && out->n)
-    out->batch_size = 1;
   out->nbatches = out->batch_size ? (out->n + out->batch_size - 1) /
                                         out->batch_size
                                   : 0;
@@ -283,15 +293,10 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     *mp = NULL;
     return 0;
   }
-  LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(m->mod);
-  if (!mb || lw_buf_append(&out->bitcode, LLVMGetBufferStart(mb),
-                           LLVMGetBufferSize(mb))) {
-    if (mb)
-      LLVMDisposeMemoryBuffer(mb);
+  if (bitcode_of(m->mod, &out->bitcode)) {
     dl_split_free(out);
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
-  LLVMDisposeMemoryBuffer(mb);
   out->triple = strdup(m->triple);
   dl_module_free(m);
   *mp = NULL;
@@ -364,23 +369,13 @@ static int extract_bitcode(const struct lw_buf *bc, const struct names *keep,
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
   int rc = extract(bc, keep, ctx, &m, d);
-  LLVMMemoryBufferRef mb = rc ? NULL : LLVMWriteBitcodeToMemoryBuffer(m);
-  if (!rc && (!mb || lw_buf_append(out, LLVMGetBufferStart(mb),
-                                   LLVMGetBufferSize(mb))))
+  if (!rc && bitcode_of(m, out))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
-  if (mb)
-    LLVMDisposeMemoryBuffer(mb);
   if (m)
     LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   return rc;
 }
-
-/* What one process keeps while it builds modules: each batch's module,
- * made on first use. */
-struct dl_build {
-  struct lw_buf *batch; /* one per batch; empty until made */
-};
 
 size_t dl_split_batch(const struct dl_split *s, size_t i) {
   return s->batch_size ? i / s->batch_size : 0;
@@ -407,20 +402,9 @@ static int make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
     if (!u || strcmp(all[u - 1], all[k]) != 0)
       all[u++] = all[k];
   struct names keep = {all, u};
-  int rc = extract_bitcode(&s->bitcode, &keep, &s->build->batch[b], d);
+  int rc = extract_bitcode(&s->bitcode, &keep, &s->batch[b], d);
   free(all);
   return rc;
-}
-
-static int build_state(struct dl_split *s, struct lw_diag *d) {
-  if (s->build)
-    return 0;
-  s->build = calloc(1, sizeof *s->build);
-  if (s->build && s->nbatches)
-    s->build->batch = calloc(s->nbatches, sizeof *s->build->batch);
-  if (!s->build || (s->nbatches && !s->build->batch))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
 }
 
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
@@ -430,17 +414,17 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
     s->whole = NULL;
     return 0;
   }
-  int rc = build_state(s, d);
-  if (rc)
-    return rc;
   /* From the batch's module (a fraction of the linked one, so loading it
    * costs a fraction), made once per process that needs it. */
+  int rc = 0;
   size_t b = dl_split_batch(s, i);
   const struct lw_buf *src = &s->bitcode;
   if (s->batch_size > 1) {
-    if (!s->build->batch[b].len && (rc = make_batch(s, b, d)))
+    if (!s->batch && !(s->batch = calloc(s->nbatches, sizeof *s->batch)))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    if (!s->batch[b].len && (rc = make_batch(s, b, d)))
       return rc;
-    src = &s->build->batch[b];
+    src = &s->batch[b];
   }
   /* The module is then read again into a context of its own: the one it
    * was made in holds everything the load of its source made, and an
@@ -481,10 +465,10 @@ enum { EMIT_ATTEMPTS = 8 };
 
 int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
                   struct lw_buf *out, struct lw_diag *d) {
-  int retry = s->whole == NULL, rc = build_state(s, d);
+  int retry = s->whole == NULL, rc;
   void *hold[64 * EMIT_ATTEMPTS] = {0};
   size_t nhold = 0;
-  for (int attempt = 0; !rc; attempt++) {
+  for (int attempt = 0;; attempt++) {
     struct dl_module *m = NULL;
     out->len = 0;
     rc = dl_split_module(s, i, &m, d);
@@ -495,7 +479,6 @@ int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
       break;
     for (int k = 0; k < 64 && nhold < LW_ARRAY_SIZE(hold); k++)
       hold[nhold++] = malloc((size_t)(32 * (k + 1) + 8 * attempt));
-    rc = 0;
   }
   for (size_t k = 0; k < nhold; k++)
     free(hold[k]);
@@ -514,11 +497,8 @@ void dl_split_free(struct dl_split *s) {
   lw_strvec_free(&s->warnings);
   free(s->triple);
   dl_module_free(s->whole);
-  if (s->build) {
-    for (size_t b = 0; b < s->nbatches && s->build->batch; b++)
-      lw_buf_free(&s->build->batch[b]);
-    free(s->build->batch);
-    free(s->build);
-  }
+  for (size_t b = 0; s->batch && b < s->nbatches; b++)
+    lw_buf_free(&s->batch[b]);
+  free(s->batch);
   memset(s, 0, sizeof *s);
 }

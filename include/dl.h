@@ -110,7 +110,8 @@ struct dl_split {
   struct dl_module *whole;  /* the linked module itself, when n <= 1 */
   size_t batch_size;        /* groups per batch (split.c), when n > 1 */
   size_t nbatches;
-  struct dl_build *build;   /* what this process made to build modules */
+  struct lw_buf *batch;     /* each batch's module as this process made
+                               it, on first use (nbatches) */
   struct lw_strvec warnings; /* one line each, for the user */
 };
 
