@@ -77,22 +77,29 @@ static int store(struct sycl_module *m, int have_file, struct lw_diag *d) {
   return rc;
 }
 
+/* "<step> for module <i> of <triple> (<n> kernel(s))<rest>", malloc'd:
+ * how a job names the module it works on. */
+static char *module_what(const char *step, const struct target *t, size_t i,
+                         const char *rest) {
+  size_t nk = i < t->split.n ? t->split.g[i].kernels.n : 0;
+  return lw_xasprintf("%s for module %zu of %s (%zu kernel(s))%s", step, i,
+                      t->triple, nk, rest);
+}
+
 static int module_prepare(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d) {
   (void)g;
   struct sycl_module *m = j->data;
   const struct lw_options *o = m->t->plan->o;
-  size_t nk = m->index < m->t->split.n ? m->t->split.g[m->index].kernels.n : 0;
   const char *step = o->llvm_spirv ? "bitcode for llvm-spirv"
                                     : "SPIR-V code generation";
+  char level[16];
+  snprintf(level, sizeof level, " at O%d", o->opt_level);
   if (!j->what)
     j->what = o->dry_run
-                  ? lw_xasprintf("%s for each split module of %s at O%d", step,
-                                 m->t->triple, o->opt_level)
-                  : lw_xasprintf("%s for module %zu of %s (%zu kernel(s)) at "
-                                 "O%d",
-                                 step, m->index, m->t->triple, nk,
-                                 o->opt_level);
+                  ? lw_xasprintf("%s for each split module of %s%s", step,
+                                 m->t->triple, level)
+                  : module_what(step, m->t, m->index, level);
   if (o->llvm_spirv)
     return lw_tmp_create("sycl-module", "bc", &m->bc, d);
   if (o->save_temps)
@@ -253,12 +260,8 @@ static int worker_run(struct lw_job *j, struct lw_buf *out,
 /* The child failed or was killed: name the module it was on. */
 static void worker_failed(struct lw_job *j) {
   struct worker *w = j->data;
-  const struct target *t = w->pool->t;
-  size_t i = w->pool->page->at[w->k];
-  char *what = lw_xasprintf(
-      "SPIR-V code generation for module %zu of %s (%zu kernel(s)) in a "
-      "forked worker",
-      i, t->triple, i < t->split.n ? t->split.g[i].kernels.n : 0);
+  char *what = module_what("SPIR-V code generation", w->pool->t,
+                           w->pool->page->at[w->k], " in a forked worker");
   if (what) {
     free(j->what);
     j->what = what;
@@ -309,14 +312,16 @@ static const struct lw_job_kind worker_kind = {
  * names the module, as worker_failed does for a forked one. */
 static int worker_here(struct lw_job *j, struct lw_diag *d) {
   int rc = worker_run(j, &j->out, d);
-  if (rc) {
-    struct worker *w = j->data;
-    const struct target *t = w->pool->t;
+  struct worker *w = j->data;
+  char *what = rc ? module_what("SPIR-V code generation", w->pool->t,
+                                w->pool->page->at[w->k], "")
+                  : NULL;
+  if (what) {
     char msg[sizeof d->msg];
     memcpy(msg, d->msg, sizeof msg);
     d->code = 0;
-    lw_error(d, rc, "SPIR-V code generation for module %zu of %s: %s",
-             w->pool->page->at[w->k], t->triple, msg);
+    lw_error(d, rc, "%s: %s", what, msg);
+    free(what);
   }
   return rc;
 }
