@@ -18,8 +18,8 @@
  * first, on up to `jobs` threads, each input on its own; only the resolution
  * is sequential. When no archive of the link can hold device code (a byte
  * search for the marks every form of it carries) which members are pulled
- * does not matter: no symbol is read, archives are only listed, and the
- * objects' device code is all there is.
+ * does not matter: no symbol is read, archives are only listed (a broken one
+ * is still an error), and the objects' device code is all there is.
  *
  * Last, archive members with device code but no host symbols - device-only
  * libraries - are taken when one of their device images defines a symbol that
@@ -65,6 +65,8 @@ struct resolver {
   struct archive_in *ar;
   size_t nar, capar;
   struct lw_diag *d;
+  int pulls; /* archives may add device code: members are pulled as ld does;
+                else they are only listed */
 };
 
 /* ---- symbols ------------------------------------------------------------- */
@@ -518,7 +520,7 @@ static int visit(struct resolver *r, const struct ex_link_input *in,
   if (!p->archive)
     return 0;
   struct archive_in *a = NULL;
-  if ((rc = open_archive(r, in->path, p->buf, p->len, &a)))
+  if ((rc = open_archive(r, in->path, p->buf, p->len, &a)) || !r->pulls)
     return rc;
   if (in->whole_archive) {
     for (size_t i = 0; !rc && i < a->n; i++)
@@ -531,31 +533,15 @@ static int visit(struct resolver *r, const struct ex_link_input *in,
 
 int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
                  int jobs, struct lw_diag *d) {
-  struct resolver r = {set, {0}, {0}, NULL, 0, 0, d};
+  struct resolver r = {set, {0}, {0}, NULL, 0, 0, d, 0};
   size_t *group = NULL, ngroup = 0; /* indexes into r.ar */
   int in_group = 0, rc = 0;
   struct prescan *pre = calloc(n ? n : 1, sizeof *pre);
   if (!pre)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  size_t todo = n; /* inputs to resolve */
-  if (!prescan_all(in, n, jobs, pre)) {
-    /* No archive can add device code: the objects' is all there is (an
-     * archive is still read through, so that a broken one is an error). */
-    for (size_t i = 0; !rc && i < n; i++) {
-      struct archive_in *a;
-      if (in[i].item != EX_LINK_FILE)
-        continue;
-      if ((rc = pre[i].rc))
-        *d = pre[i].diag;
-      else if (ex__set_move(set, &pre[i].set))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-      else if (pre[i].archive)
-        rc = open_archive(&r, in[i].path, pre[i].buf, pre[i].len, &a);
-    }
-    todo = 0;
-  }
+  r.pulls = prescan_all(in, n, jobs, pre);
   /* Archive records move as r.ar grows: group members are kept by index. */
-  for (size_t i = 0; !rc && i < todo; i++) {
+  for (size_t i = 0; !rc && i < n; i++) {
     if (in[i].item == EX_LINK_UNDEFINED) {
       rc = note_symbol(&r.host, in[i].path, 0, 0);
       if (rc)
@@ -569,7 +555,7 @@ int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
     }
     if (in[i].item == EX_LINK_GROUP_END) {
       /* Search the group's archives again until a round pulls nothing. */
-      for (int pulled = 1; !rc && pulled && ngroup > 1;) {
+      for (int pulled = 1; !rc && r.pulls && pulled && ngroup > 1;) {
         pulled = 0;
         for (size_t k = 0; !rc && k < ngroup; k++)
           rc = search(&r, &r.ar[group[k]], &pulled);
@@ -589,7 +575,7 @@ int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
       }
     }
   }
-  if (!rc && todo)
+  if (!rc && r.pulls)
     rc = device_only_members(&r);
   for (size_t i = 0; i < n; i++) {
     lw_buf_free(&pre[i].syms);
