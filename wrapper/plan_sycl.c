@@ -184,7 +184,7 @@ static const struct lw_job_kind module_kind = {
  * when it is done with one, so they finish together. */
 struct sycl_pool {
   struct target *t;
-  size_t *order, nb, nworkers;
+  size_t *order; /* of the t->split.nbatches batches */
   size_t delivered, finished;
   struct pool_page {
     _Atomic size_t next;
@@ -214,8 +214,8 @@ static int worker_prepare(struct lw_graph *g, struct lw_job *j,
   const struct target *t = w->pool->t;
   j->what = lw_xasprintf("SPIR-V code generation at O%d for modules of %s "
                          "(%zu batches), worker %zu of %zu",
-                         t->plan->o->opt_level, t->triple, w->pool->nb,
-                         w->k + 1, w->pool->nworkers);
+                         t->plan->o->opt_level, t->triple,
+                         t->split.nbatches, w->k + 1, (size_t)t->workers);
   return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
 }
 
@@ -242,7 +242,8 @@ static int worker_run(struct lw_job *j, struct lw_buf *out,
   struct dl_split *s = &p->t->split;
   struct lw_buf spv = {0};
   int rc = 0;
-  for (size_t k; !rc && (k = atomic_fetch_add(&p->page->next, 1)) < p->nb;) {
+  for (size_t k;
+       !rc && (k = atomic_fetch_add(&p->page->next, 1)) < s->nbatches;) {
     for (size_t i = p->order[k] * s->batch_size;
          !rc && i < s->n && dl_split_batch(s, i) == p->order[k]; i++) {
       p->page->at[w->k] = i;
@@ -297,7 +298,8 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
     if (!rc)
       rc = lw__aot_module_ready(g, m, d);
   }
-  if (!rc && ++p->finished == p->nworkers && p->delivered != t->nmodules)
+  if (!rc && ++p->finished == (size_t)t->workers &&
+      p->delivered != t->nmodules)
     rc = lw_error(d, LW_EFORMAT, "the workers made %zu of %zu modules of "
                                  "%s",
                   p->delivered, t->nmodules, t->triple);
@@ -481,8 +483,6 @@ static int add_workers(struct lw_graph *g, struct target *t,
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   p->t = t;
-  p->nb = nb;
-  p->nworkers = nw;
   p->page_size = sizeof *p->page + nw * sizeof p->page->at[0];
   void *page = mmap(NULL, p->page_size, PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
