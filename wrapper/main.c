@@ -68,21 +68,7 @@ static void free_link(struct link *l) {
   dl_release();
 }
 
-/* The launcher (launch.c) started us with huge pages for the heap; the
- * tools we run get the user's GLIBC_TUNABLES back. */
-static void restore_user_tunables(void) {
-  const char *saved = getenv("FATLINK_USER_TUNABLES");
-  if (!saved)
-    return;
-  if (saved[0] == '=')
-    setenv("GLIBC_TUNABLES", saved + 1, 1);
-  else
-    unsetenv("GLIBC_TUNABLES");
-  unsetenv("FATLINK_USER_TUNABLES");
-}
-
 int main(int argc, char **argv) {
-  restore_user_tunables();
   struct lw_diag d = {0};
   struct lw_options o;
   int rc = lw_options_parse(argc, argv, &o, &d);
