@@ -19,8 +19,7 @@
  * copied into every module that needs them. Groups come in batches of
  * consecutive groups: a batch's module is made that way from the linked
  * module, once in each process that builds its groups, and each group's
- * module from its batch's, then read again into a context of its own. A
- * module is the same whichever process builds it and whatever it built
+ * module from its batch's, in a context of its own. A module is the same whichever process builds it and whatever it built
  * before. */
 #include "internal.h"
 
@@ -426,23 +425,12 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
       return rc;
     src = &s->batch[b];
   }
-  /* The module is then read again into a context of its own: the one it
-   * was made in holds everything the load of its source made, and an
-   * emitted module is kept with its context to the end (link.c). */
-  struct lw_buf bc = {0};
+  /* The module gets a context of its own: an emitted module is kept with
+   * its context to the end (link.c). */
   struct names keep = {s->g[i].keep.v, s->g[i].keep.n};
-  rc = extract_bitcode(src, &keep, &bc, d);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
-  LLVMMemoryBufferRef mb = rc ? NULL : LLVMCreateMemoryBufferWithMemoryRange(
-                                           (const char *)bc.data, bc.len,
-                                           "module", 0);
-  if (!rc && (!mb || LLVMParseBitcodeInContext2(ctx, mb, &m)))
-    rc = lw_error(d, LW_ELLVM, "cannot build device module %zu", i);
-  if (mb)
-    LLVMDisposeMemoryBuffer(mb);
-  lw_buf_free(&bc);
-  if (rc) {
+  if ((rc = extract(src, &keep, ctx, &m, d))) {
     LLVMContextDispose(ctx);
     return rc;
   }
