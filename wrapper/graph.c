@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -454,6 +455,12 @@ static int fork_job(struct lw_graph *g, struct lw_job *j) {
   }
   sigset_t old;
   lw_tmp_signals_hold(&old);
+  /* What this process has freed goes back to the kernel first: else the
+   * child and this process share those pages, and each pays a
+   * copy-on-write fault for every page of them it reuses, where fresh
+   * memory comes in huge pages (launch.c). 100 realistic units, 2 workers:
+   * 0.86 -> 0.76 s, CPU 1.33 -> 1.13 s. */
+  malloc_trim(0);
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
