@@ -6,6 +6,9 @@ N host-only objects, a host archive of M members (the program pulls in every
 fourth), and S SYCL fat objects from clang++-22 -fsycl, then links the same
 inputs three ways in one run, alternating, R times each:
   ld        the plain host link (clang++-22 without -fsycl: ld alone),
+  ld-thp    the same with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, as fatlink
+            runs its tools (launch.c): fatlink's own cost is its time over
+            this one,
   fatlink   through fatlink with the argv clang++-22 -fsycl passes,
   upstream  the same argv through upstream clang-linker-wrapper 22.
 Prints median wall time and peak memory (max RSS of the process tree, from
@@ -86,10 +89,12 @@ def main():
         ours_env = dict(env, TMPDIR=os.path.join(work, "tmp-ours"))
         up_env = dict(env, TMPDIR=os.path.join(work, "tmp-up"),
                       PATH=LLVM_BIN + ":" + env.get("PATH", ""))
-        runs = {"ld": [], "fatlink": [], "upstream": []}
+        thp_env = dict(env, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+        runs = {"ld": [], "ld-thp": [], "fatlink": [], "upstream": []}
         for r in range(a.runs + 1):
             for name, argv, e in (
                     ("ld", ld_argv, env),
+                    ("ld-thp", ld_argv, thp_env),
                     ("fatlink", [fatlink] + w_argv, ours_env),
                     ("upstream", [os.path.join(LLVM_BIN, "clang-linker-wrapper")] + w_argv,
                      up_env)):
@@ -103,11 +108,13 @@ def main():
               (a.objects, a.members, len(pulled), a.sycl, a.runs, os.cpu_count(),
                kernels))
         med = medians(runs)
-        for n in ("ld", "fatlink", "upstream"):
+        for n in ("ld", "ld-thp", "fatlink", "upstream"):
             print("  %-9s wall %7.3f s (%5.2fx ld)   peak %7.1f MiB (%5.2fx ld)" %
                   (n, med[n][0], med[n][0] / med["ld"][0], med[n][1],
                    med[n][1] / med["ld"][1]))
-        print("  fatlink/upstream wall %.2fx" % (med["fatlink"][0] / med["upstream"][0]))
+        print("  fatlink/ld-thp wall %.2fx, fatlink/upstream wall %.2fx" %
+              (med["fatlink"][0] / med["ld-thp"][0],
+               med["fatlink"][0] / med["upstream"][0]))
         if os.environ.get("SCAN_BENCH_KEEP"):
             with open("argv.rsp", "w") as f:
                 f.write(" ".join(shlex.quote(x) for x in w_argv))
