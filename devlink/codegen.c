@@ -34,8 +34,8 @@ void dl_init(void) {
  * functions appear in the other's SPIR-V, or the heap breaks). Emission is
  * therefore serialised - everything before it (linking, splitting,
  * properties) runs in parallel, and several modules are emitted in parallel
- * by helper processes (wrapper/emit.c) - and emitted modules are kept
- * alive (link.c). */
+ * by forked worker processes (wrapper/plan_sycl.c) - and emitted modules
+ * are kept alive (link.c). */
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
