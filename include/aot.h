@@ -96,16 +96,46 @@ int aot_ocloc_argv(const struct lw_strvec *args, const char *tool,
 int aot_ocloc_run(const struct lw_strvec *args, const unsigned char *spv,
                   size_t n, struct lw_buf *image, struct lw_diag *d);
 
-/* cpu.c (spir64_x86_64). Is there an OpenCL CPU device that takes SPIR-V?
- * If not, *why says what there is. */
-int aot_cpu_in_process(const char **why);
+/* aoc.c (spir64_fpga, hardware and simulation). Do the --fpga-tool-arg
+ * words ask for aoc (-hardware or -simulation), not the emulator? */
+int aot_fpga_hardware(const struct lw_strvec *args);
 
-/* The opencl-aot command line compiling `in` into `out`. */
-int aot_cpu_argv(const struct lw_strvec *args, const char *tool,
-                 const char *in, const char *out, struct lw_strvec *argv);
+struct aot_aoc {
+  const char *tool, *in, *out;
+  const struct lw_strvec *args; /* --fpga-tool-arg words */
+  int rtl;                      /* an AOCR, not an AOCX */
+  const char *library_list;     /* a file listing AOCO libraries, or NULL */
+  const char *dep_files;        /* "a.d,b.d,@list" (hardware only), or NULL */
+  const char *report;           /* -output-report-folder, or NULL */
+};
+
+/* The aoc command line for `a`. */
+int aot_aoc_argv(const struct aot_aoc *a, struct lw_strvec *argv);
+
+/* The report folder DPC++ names after the link's output: a .o, .a, .out,
+ * .obj, .lib or .exe extension becomes .prj, any other name gets .prj
+ * appended; module `index` of `n` > 1 gets ".<index>" before it. */
+char *aot_aoc_report_folder(const char *output, size_t index, size_t n);
+
+/* opencl.c: OpenCL devices that compile SPIR-V, the CPU (spir64_x86_64)
+ * and the FPGA emulator (spir64_fpga in emulation). */
+enum aot_cl_device { AOT_CL_CPU, AOT_CL_FPGA_EMU };
+
+/* Is there such a device that takes SPIR-V? If not, *why says what there
+ * is. */
+int aot_cl_in_process(enum aot_cl_device which, const char **why);
+
+/* "CPU", "FPGA emulator": for messages. */
+const char *aot_cl_device_name(enum aot_cl_device which);
+
+/* The opencl-aot command line compiling `in` into `out` for that device. */
+int aot_cl_argv(enum aot_cl_device which, const struct lw_strvec *args,
+                const char *tool, const char *in, const char *out,
+                struct lw_strvec *argv);
 
 /* Compiles in process on that device, `args` as its build options. */
-int aot_cpu_run(const struct lw_strvec *args, const unsigned char *spv,
-                size_t n, struct lw_buf *image, struct lw_diag *d);
+int aot_cl_run(enum aot_cl_device which, const struct lw_strvec *args,
+               const unsigned char *spv, size_t n, struct lw_buf *image,
+               struct lw_diag *d);
 
 #endif

@@ -31,6 +31,7 @@ struct lw_options {
   const char *device_config;        /* --device-config-file= */
   struct lw_strvec gpu_tool_args;   /* --gpu-tool-arg= words, in order */
   struct lw_strvec cpu_tool_args;   /* --cpu-tool-arg= words, in order */
+  struct lw_strvec fpga_tool_args;  /* --fpga-tool-arg= words, in order */
   int tool_timeout;                 /* --tool-timeout= seconds, 0: none */
   int aot_tools;                    /* --aot-in-process=off */
   int help, version;

@@ -108,8 +108,9 @@ static const struct opt table[] = {
      "(libocloc, the OpenCL ICD loader; default on) or always as tools"},
     {"--tool-timeout=", JOINED, O_TOOL_TIMEOUT, 0,
      "<seconds>: stop any tool that runs longer (default: no limit)"},
-    {"--fpga-tool-arg=", JOINED, O_FPGA_TOOL, 1,
-     "<args>: options of the FPGA AOT compiler (aoc)"},
+    {"--fpga-tool-arg=", JOINED, O_FPGA_TOOL, 0,
+     "<args>: options of the FPGA AOT compiler: aoc with -hardware or "
+     "-simulation, else the FPGA emulator's build options"},
     {"--fpga-link-type=", JOINED, O_FPGA_LINK, 1,
      "early|image: FPGA archive link"},
     {"--parallel-link-sycl=", JOINED, O_PARALLEL_LINK, 0,
@@ -361,6 +362,8 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_split_args("--gpu-tool-arg", v, &o->gpu_tool_args, d);
   case O_CPU_TOOL:
     return lw_split_args("--cpu-tool-arg", v, &o->cpu_tool_args, d);
+  case O_FPGA_TOOL:
+    return lw_split_args("--fpga-tool-arg", v, &o->fpga_tool_args, d);
   case O_AOT_IN_PROCESS:
     if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
       return lw_error(d, LW_EINVAL,
@@ -428,5 +431,6 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->sycl_targets);
   lw_strvec_free(&o->gpu_tool_args);
   lw_strvec_free(&o->cpu_tool_args);
+  lw_strvec_free(&o->fpga_tool_args);
   lw_strvec_free(&o->storage);
 }

@@ -18,7 +18,7 @@ struct sycl_pool;
 /* What a SYCL target's modules become: the JIT SPIR-V image itself, or a
  * native image for one AOT device (plan_aot.c). */
 struct sycl_out {
-  enum aot_target kind;          /* AOT_JIT, AOT_GEN, AOT_CPU */
+  enum aot_target kind;          /* AOT_JIT, AOT_GEN, AOT_CPU, AOT_FPGA */
   const struct aot_device *dev;  /* its device configuration entry */
   char *name;                    /* for messages: "intel_gpu_skl", ... */
   char *compile_target;          /* the image's "compile_target" property,
@@ -26,6 +26,7 @@ struct sycl_out {
                                     device: intel_gpu_skl, spir64_x86_64 */
   struct lw_strvec args;         /* the AOT compiler's options */
   int in_process;                /* compiled in process, not by the tool */
+  int aoc;                       /* FPGA hardware or simulation: aoc */
 };
 
 /* One module compiled for one AOT out. */

@@ -2,19 +2,23 @@
  * and native images for AOT devices (seeds 001, 003, 004).
  *   outs    for generic SPIR-V, the --sycl-targets names (spir64 is the JIT
  *           image; without the option, only it); for an image of an AOT
- *           triple (spir64_gen + intel_gpu_<dev>, spir64_x86_64), its own
- *           device. Each name is found in the device configuration, whose
- *           aot-toolchain gives the back end (ocloc: Intel GPUs; opencl-aot:
- *           CPUs) and whose options, with --gpu-tool-arg/--cpu-tool-arg
- *           after them, are the tool's; "-device a,b" makes one out per
- *           device.
+ *           triple (spir64_gen + intel_gpu_<dev>, spir64_x86_64,
+ *           spir64_fpga), its own device. Each name is found in the device
+ *           configuration, whose aot-toolchain gives the back end (ocloc:
+ *           Intel GPUs; opencl-aot: CPUs; aoc: FPGAs) and whose options,
+ *           with --gpu-tool-arg/--cpu-tool-arg/--fpga-tool-arg after them,
+ *           are the tool's; "-device a,b" makes one out per device.
  *   filter  when a module's SPIR-V is ready its "SYCL/device requirements"
  *           go through the aspect filter for each AOT out; a module kept
  *           away from a device is said with --wrapper-verbose.
  *   aot     one job per module and device. Intel GPUs: ocloc in process
  *           (libocloc) or spawned; CPUs: an OpenCL CPU device in process
- *           (through the ICD loader) or the opencl-aot tool. Spawned with
- *           --aot-in-process=off or when the library or device is missing.
+ *           (through the ICD loader) or the opencl-aot tool; FPGAs: aoc for
+ *           hardware and simulation (-hardware/-simulation in
+ *           --fpga-tool-arg), else the emulator: an OpenCL accelerator
+ *           device in process or opencl-aot --device=fpga_fast_emu. Spawned
+ *           with --aot-in-process=off or when the library or device is
+ *           missing.
  * Wrap then registers, for each module, the JIT image (if asked) and every
  * native image beside it, all with the module's kernels and property sets;
  * a kernel no requested target got is a warning. */
@@ -27,6 +31,7 @@
 /* The AOT tools, found on PATH when spawned. */
 #define LW_OCLOC "ocloc"
 #define LW_OPENCL_AOT "opencl-aot"
+#define LW_AOC "aoc"
 
 /* ---- outs ---------------------------------------------------------------- */
 
@@ -95,7 +100,7 @@ static int add_gen_outs(struct target *t, struct sycl_out *o,
   struct lw_strvec devices = {0};
   int rc = lw_strvec_split(&devices, o->args.v[at + 1], ',');
   for (size_t k = 0; !rc && k < devices.n; k++) {
-    struct sycl_out one = {AOT_GEN, o->dev, NULL, NULL, {0}, 0};
+    struct sycl_out one = {.kind = AOT_GEN, .dev = o->dev};
     for (size_t i = 0; !rc && i < o->args.n; i++) {
       if (strcmp(o->args.v[i], "-device") == 0 && i + 1 < o->args.n) {
         if (i++ != at)
@@ -146,17 +151,18 @@ static int add_named(struct target *t, const char *name, struct lw_diag *d) {
     free(known);
     return rc;
   }
-  struct sycl_out o = {AOT_JIT, dev, strdup(dev->name), NULL, {0}, 0};
+  struct sycl_out o = {.kind = AOT_JIT, .dev = dev, .name = strdup(dev->name)};
   if (!o.name)
     return lw_error(d, LW_ENOMEM, "out of memory");
   const struct lw_strvec *extra = NULL;
   if (strcmp(dev->toolchain, "ocloc") == 0) {
     o.kind = AOT_GEN;
     extra = &p->o->gpu_tool_args;
-  } else if (strcmp(dev->toolchain, "opencl-aot") == 0) {
-    o.kind = AOT_CPU;
-    extra = &p->o->cpu_tool_args;
-    if (!(o.compile_target = strdup("spir64_x86_64"))) {
+  } else if (strcmp(dev->toolchain, "opencl-aot") == 0 ||
+             strcmp(dev->toolchain, "aoc") == 0) {
+    o.kind = dev->toolchain[0] == 'a' ? AOT_FPGA : AOT_CPU;
+    extra = o.kind == AOT_FPGA ? &p->o->fpga_tool_args : &p->o->cpu_tool_args;
+    if (!(o.compile_target = strdup(aot_runtime_target(o.kind)))) {
       out_free(&o);
       return lw_error(d, LW_ENOMEM, "out of memory");
     }
@@ -164,7 +170,8 @@ static int add_named(struct target *t, const char *name, struct lw_diag *d) {
     int rc = lw_error(d, LW_ENOTSUP,
                       dev->toolchain[0]
                           ? "SYCL target '%s': AOT toolchain '%s' is not "
-                            "supported yet (fatlink runs ocloc and opencl-aot)"
+                            "supported yet (fatlink runs ocloc, opencl-aot "
+                            "and aoc)"
                           : "SYCL target '%s' has no AOT toolchain in the "
                             "device configuration%s",
                       dev->name, dev->toolchain);
@@ -198,9 +205,15 @@ static int on_path(const char *tool) {
   return 0;
 }
 
-/* In process (the library loads, a device takes SPIR-V) unless
- * --aot-in-process=off; else the tool, which for the CPU must be on PATH.
- * Decided once per out, when the target is planned. */
+/* The OpenCL device of a CPU or FPGA-emulator out. */
+static enum aot_cl_device cl_device(const struct sycl_out *out) {
+  return out->kind == AOT_FPGA ? AOT_CL_FPGA_EMU : AOT_CL_CPU;
+}
+
+/* FPGA hardware and simulation: aoc, which must be on PATH. Otherwise in
+ * process (the library loads, a device takes SPIR-V) unless
+ * --aot-in-process=off; else the tool, which for OpenCL devices must be on
+ * PATH. Decided once per out, when the target is planned. */
 static int decide_in_process(const struct target *t, struct sycl_out *out,
                              struct lw_diag *d) {
   int tools = t->plan->o->aot_tools;
@@ -208,14 +221,23 @@ static int decide_in_process(const struct target *t, struct sycl_out *out,
     out->in_process = !tools && aot_ocloc_in_process();
     return 0;
   }
+  if (out->kind == AOT_FPGA && (out->aoc = aot_fpga_hardware(&out->args))) {
+    if (on_path(LW_AOC))
+      return 0;
+    return lw_error(d, LW_ENOTSUP,
+                    "SYCL target '%s': %s is not on PATH (FPGA hardware and "
+                    "simulation builds need Intel's aoc)",
+                    out->name, LW_AOC);
+  }
   const char *why = "not looked for with --aot-in-process=off";
-  out->in_process = !tools && aot_cpu_in_process(&why);
+  out->in_process = !tools && aot_cl_in_process(cl_device(out), &why);
   if (out->in_process || on_path(LW_OPENCL_AOT))
     return 0;
   return lw_error(d, LW_ENOTSUP,
-                  "SYCL target '%s': no OpenCL CPU device takes SPIR-V (%s) "
+                  "SYCL target '%s': no OpenCL %s device takes SPIR-V (%s) "
                   "and %s is not on PATH",
-                  out->name, why, LW_OPENCL_AOT);
+                  out->name, aot_cl_device_name(cl_device(out)), why,
+                  LW_OPENCL_AOT);
 }
 
 static int plan_outs(struct target *t, struct lw_diag *d) {
@@ -223,7 +245,7 @@ static int plan_outs(struct target *t, struct lw_diag *d) {
   const struct lw_options *o = p->o;
   int rc = 0;
   if (t->aot == AOT_JIT && !o->sycl_targets.n) {
-    struct sycl_out jit = {AOT_JIT, NULL, strdup("spir64"), NULL, {0}, 0};
+    struct sycl_out jit = {.kind = AOT_JIT, .name = strdup("spir64")};
     return jit.name ? add_out(t, &jit, d)
                     : lw_error(d, LW_ENOMEM, "out of memory");
   }
@@ -297,9 +319,14 @@ static char *kernel_list(const struct lw_strvec *k) {
 }
 
 /* The step's name in messages. */
-static const char *step(const struct lw_job *j, enum aot_target kind) {
-  if (kind == AOT_GEN)
+static const char *step(const struct lw_job *j, const struct sycl_out *out) {
+  if (out->kind == AOT_GEN)
     return j->kind->run ? "ocloc in process" : "ocloc";
+  if (out->aoc)
+    return "aoc";
+  if (out->kind == AOT_FPGA)
+    return j->kind->run ? "OpenCL FPGA emulator build in process"
+                        : "opencl-aot";
   return j->kind->run ? "OpenCL CPU build in process" : "opencl-aot";
 }
 
@@ -310,7 +337,7 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
   struct sycl_module *m = a->m;
   const struct sycl_out *out = &m->t->outs[a->k];
   const struct lw_options *o = m->t->plan->o;
-  j->what = lw_xasprintf("%s for module %zu of %s (%s)", step(j, out->kind),
+  j->what = lw_xasprintf("%s for module %zu of %s (%s)", step(j, out),
                          m->index, m->t->triple, out->name);
   if (!j->what)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -322,15 +349,24 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
       !o->dry_run)
     rc = lw_write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc)
-    rc = lw_tmp_create("sycl-native", "bin", &m->aot[a->k].out, d);
+    rc = lw_tmp_create("sycl-native", out->kind == AOT_FPGA ? "aocx" : "bin",
+                       &m->aot[a->k].out, d);
   if (rc)
     return rc;
   const char *in = lw_tmp_path(m->spv), *res = lw_tmp_path(m->aot[a->k].out);
-  if (out->kind == AOT_GEN
-          ? aot_ocloc_argv(&out->args, LW_OCLOC, in, res, &j->argv)
-          : aot_cpu_argv(&out->args, LW_OPENCL_AOT, in, res, &j->argv))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
+  if (out->aoc) {
+    char *report = aot_aoc_report_folder(o->output, m->index,
+                                         m->t->nmodules);
+    struct aot_aoc req = {LW_AOC, in, res, &out->args, 0, NULL, NULL, report};
+    rc = report ? aot_aoc_argv(&req, &j->argv) : LW_ENOMEM;
+    free(report);
+  } else {
+    rc = out->kind == AOT_GEN
+             ? aot_ocloc_argv(&out->args, LW_OCLOC, in, res, &j->argv)
+             : aot_cl_argv(cl_device(out), &out->args, LW_OPENCL_AOT, in, res,
+                           &j->argv);
+  }
+  return rc ? lw_error(d, LW_ENOMEM, "out of memory") : 0;
 }
 
 static int aot_run(struct lw_job *j, struct lw_diag *d) {
@@ -338,8 +374,11 @@ static int aot_run(struct lw_job *j, struct lw_diag *d) {
   struct sycl_module *m = a->m;
   const struct sycl_out *out = &m->t->outs[a->k];
   struct lw_diag why = {0};
-  int rc = (out->kind == AOT_GEN ? aot_ocloc_run : aot_cpu_run)(
-      &out->args, m->image.data, m->image.len, &m->aot[a->k].image, &why);
+  int rc = out->kind == AOT_GEN
+               ? aot_ocloc_run(&out->args, m->image.data, m->image.len,
+                               &m->aot[a->k].image, &why)
+               : aot_cl_run(cl_device(out), &out->args, m->image.data,
+                            m->image.len, &m->aot[a->k].image, &why);
   /* Named like a tool's failure: which step, which module. */
   return rc ? lw_error(d, rc, "%s: %.3000s", j->what, why.msg) : 0;
 }

@@ -572,8 +572,6 @@ static const char *unsupported(const struct ex_image *img) {
     return "FPGA device code (aocx/aocr/aoco)";
   if (aot == AOT_UNKNOWN)
     return "SYCL device triple";
-  if (aot == AOT_FPGA)
-    return "SYCL FPGA target";
   if (img->image_kind != EX_IMG_BITCODE)
     return "SYCL device image kind";
   return NULL;

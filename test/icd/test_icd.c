@@ -1,10 +1,13 @@
 /* test_icd.c - a small OpenCL implementation for tests, loaded by the real
  * ICD loader (ocl-icd) through OCL_ICD_VENDORS. It stands in for a CPU
  * runtime that takes SPIR-V (Intel's), which Debian does not have: PoCL 3.1
- * takes SPIR 1.2 bitcode only.
- * One platform, one CPU device with SPIR-V IL. A program built from SPIR-V
- * (which must start with the SPIR-V magic) gets a recognisable binary:
- *   FLTESTCPU1\n
+ * takes SPIR 1.2 bitcode only, and for Intel's FPGA emulator (an
+ * accelerator device).
+ * One platform, a CPU device and an accelerator device ("fatlink test FPGA
+ * emulator"; FLTEST_NO_ACCELERATOR=1 hides it), both with SPIR-V IL. A
+ * program built from SPIR-V (which must start with the SPIR-V magic) gets a
+ * recognisable binary:
+ *   FLTESTCPU1\n  (FLTESTEMU1\n on the accelerator)
  *   options: <the build options>\n
  *   kernels: <the module's OpEntryPoint names>\n
  *   spirv: <its size in bytes>\n
@@ -28,14 +31,18 @@ struct _cl_platform_id {
 };
 struct _cl_device_id {
   struct _cl_icd_dispatch *dispatch;
+  cl_device_type type;
+  const char *name, *magic;
 };
 struct _cl_context {
   struct _cl_icd_dispatch *dispatch;
   int refs;
+  cl_device_id dev;
 };
 struct _cl_program {
   struct _cl_icd_dispatch *dispatch;
   int refs, built;
+  cl_device_id dev;
   char *spirv_kernels; /* space-separated entry point names */
   size_t spirv_size;
   char *binary;        /* after a build, or given */
@@ -47,7 +54,12 @@ struct _cl_kernel {
 };
 
 static struct _cl_platform_id platform = {&table};
-static struct _cl_device_id device = {&table};
+static struct _cl_device_id cpu = {&table, CL_DEVICE_TYPE_CPU,
+                                    "fatlink test CPU", "FLTESTCPU1\n"};
+static struct _cl_device_id accel = {&table, CL_DEVICE_TYPE_ACCELERATOR,
+                                      "fatlink test FPGA emulator",
+                                      "FLTESTEMU1\n"};
+enum { MAGIC_LEN = 11 };
 
 static cl_int give_bytes(const void *p, size_t n, size_t size, void *value,
                          size_t *ret) {
@@ -85,25 +97,30 @@ static cl_int CL_API_CALL device_ids(cl_platform_id p, cl_device_type type,
                                      cl_uint n, cl_device_id *out,
                                      cl_uint *num) {
   (void)p;
-  if (!(type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT)))
+  cl_device_id found[2];
+  cl_uint k = 0;
+  if (type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT))
+    found[k++] = &cpu;
+  if ((type & CL_DEVICE_TYPE_ACCELERATOR) && !getenv("FLTEST_NO_ACCELERATOR"))
+    found[k++] = &accel;
+  if (!k)
     return CL_DEVICE_NOT_FOUND;
   if (num)
-    *num = 1;
-  if (out && n)
-    out[0] = &device;
+    *num = k;
+  for (cl_uint i = 0; out && i < n && i < k; i++)
+    out[i] = found[i];
   return CL_SUCCESS;
 }
 
 static cl_int CL_API_CALL device_info(cl_device_id dev, cl_device_info what,
                                       size_t size, void *value, size_t *ret) {
-  (void)dev;
-  cl_device_type cpu = CL_DEVICE_TYPE_CPU;
   cl_platform_id plat = &platform;
   switch (what) {
-  case CL_DEVICE_TYPE: return give_bytes(&cpu, sizeof cpu, size, value, ret);
+  case CL_DEVICE_TYPE:
+    return give_bytes(&dev->type, sizeof dev->type, size, value, ret);
   case CL_DEVICE_PLATFORM:
     return give_bytes(&plat, sizeof plat, size, value, ret);
-  case CL_DEVICE_NAME: return give("fatlink test CPU", size, value, ret);
+  case CL_DEVICE_NAME: return give(dev->name, size, value, ret);
   case CL_DEVICE_VERSION: return give("OpenCL 3.0", size, value, ret);
   case CL_DEVICE_IL_VERSION:
     return give("SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4",
@@ -125,7 +142,7 @@ static cl_context CL_API_CALL create_context(
   (void)props;
   (void)notify;
   (void)user;
-  if (n != 1 || devs[0] != &device) {
+  if (n != 1 || (devs[0] != &cpu && devs[0] != &accel)) {
     if (err)
       *err = CL_INVALID_DEVICE;
     return NULL;
@@ -133,6 +150,7 @@ static cl_context CL_API_CALL create_context(
   struct _cl_context *c = calloc(1, sizeof *c);
   c->dispatch = &table;
   c->refs = 1;
+  c->dev = devs[0];
   if (err)
     *err = CL_SUCCESS;
   return c;
@@ -149,10 +167,11 @@ static cl_int CL_API_CALL release_context(cl_context c) {
   return CL_SUCCESS;
 }
 
-static struct _cl_program *new_program(void) {
+static struct _cl_program *new_program(cl_context c) {
   struct _cl_program *p = calloc(1, sizeof *p);
   p->dispatch = &table;
   p->refs = 1;
+  p->dev = c->dev;
   return p;
 }
 
@@ -183,13 +202,12 @@ static char *entry_points(const uint32_t *w, size_t words) {
 
 static cl_program CL_API_CALL create_with_il(cl_context c, const void *il,
                                              size_t size, cl_int *err) {
-  (void)c;
   if (size < 20 || size % 4 || *(const uint32_t *)il != 0x07230203u) {
     if (err)
       *err = CL_INVALID_VALUE;
     return NULL;
   }
-  struct _cl_program *p = new_program();
+  struct _cl_program *p = new_program(c);
   p->spirv_kernels = entry_points(il, size / 4);
   p->spirv_size = size;
   if (err)
@@ -197,15 +215,12 @@ static cl_program CL_API_CALL create_with_il(cl_context c, const void *il,
   return p;
 }
 
-static const char magic[] = "FLTESTCPU1\n";
-
 static cl_program CL_API_CALL create_with_binary(
     cl_context c, cl_uint n, const cl_device_id *devs, const size_t *lengths,
     const unsigned char **bins, cl_int *status, cl_int *err) {
-  (void)c;
   (void)devs;
-  int ok = n == 1 && lengths[0] > sizeof magic - 1 &&
-           memcmp(bins[0], magic, sizeof magic - 1) == 0;
+  int ok = n == 1 && lengths[0] > MAGIC_LEN &&
+           memcmp(bins[0], c->dev->magic, MAGIC_LEN) == 0;
   if (status)
     status[0] = ok ? CL_SUCCESS : CL_INVALID_BINARY;
   if (!ok) {
@@ -213,7 +228,7 @@ static cl_program CL_API_CALL create_with_binary(
       *err = CL_INVALID_BINARY;
     return NULL;
   }
-  struct _cl_program *p = new_program();
+  struct _cl_program *p = new_program(c);
   p->binary = malloc(lengths[0] + 1);
   memcpy(p->binary, bins[0], lengths[0]);
   p->binary[lengths[0]] = 0;
@@ -252,7 +267,7 @@ static cl_int CL_API_CALL build(cl_program p, cl_uint n,
   p->binary = malloc(cap);
   p->binary_size = (size_t)snprintf(p->binary, cap,
                                     "%soptions: %s\nkernels: %s\nspirv: %zu\n",
-                                    magic, options, p->spirv_kernels,
+                                    p->dev->magic, options, p->spirv_kernels,
                                     p->spirv_size);
   p->built = 1;
   return CL_SUCCESS;
@@ -270,7 +285,7 @@ static cl_int CL_API_CALL build_info(cl_program p, cl_device_id dev,
 static cl_int CL_API_CALL program_info(cl_program p, cl_program_info what,
                                        size_t size, void *value, size_t *ret) {
   cl_uint one = 1;
-  cl_device_id dev = &device;
+  cl_device_id dev = p->dev;
   size_t bsize = p->built ? p->binary_size : 0;
   switch (what) {
   case CL_PROGRAM_NUM_DEVICES:

@@ -11,7 +11,8 @@
  * target: "spir64" is the JIT SPIR-V, any other name an AOT image whose
  * "compile_target" property says it (intel_gpu_skl, spir64_x86_64).
  * Built with -DSYCL_RT_OPENCL (and -lOpenCL), it also loads each native
- * image for spir64_x86_64 on the first OpenCL CPU device
+ * image for spir64_x86_64 on the first OpenCL CPU device, and each for
+ * spir64_fpga on the first accelerator device (the FPGA emulator)
  * (clCreateProgramWithBinary, clBuildProgram) and creates every kernel the
  * image registers, as a runtime would before running one.
  * Any failed check prints "sycl_rt: CHECK FAILED: ..." and exits 1. */
@@ -103,18 +104,19 @@ static void compile_target(const struct prop_set *b, const struct prop_set *e,
 }
 
 #ifdef SYCL_RT_OPENCL
-static void load_cpu_image(unsigned i, const unsigned char *b, size_t n,
-                           const struct entry *eb, const struct entry *ee) {
+static void load_cl_image(unsigned i, cl_device_type type,
+                          const unsigned char *b, size_t n,
+                          const struct entry *eb, const struct entry *ee) {
   cl_platform_id plats[8];
   cl_uint np = 0;
   CHECK(clGetPlatformIDs(8, plats, &np) == CL_SUCCESS && np,
         "image %u: no OpenCL platform", i);
   cl_device_id dev = NULL;
   for (cl_uint p = 0; p < np && p < 8 && !dev; p++)
-    if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_CPU, 1, &dev, NULL) !=
-        CL_SUCCESS)
+    if (clGetDeviceIDs(plats[p], type, 1, &dev, NULL) != CL_SUCCESS)
       dev = NULL;
-  CHECK(dev, "image %u: no OpenCL CPU device", i);
+  CHECK(dev, "image %u: no OpenCL %s device", i,
+        type == CL_DEVICE_TYPE_CPU ? "CPU" : "accelerator");
   char name[128] = "";
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
   cl_int err = 0, status = 0;
@@ -252,7 +254,10 @@ static void walk(const struct desc *d) {
       walk_props(v2->sets_begin, v2->sets_end);
 #ifdef SYCL_RT_OPENCL
     if (native && strcmp(ct, "spir64_x86_64") == 0)
-      load_cpu_image(i, b, (size_t)(e - b), eb, ee);
+      load_cl_image(i, CL_DEVICE_TYPE_CPU, b, (size_t)(e - b), eb, ee);
+    if (native && strcmp(ct, "spir64_fpga") == 0)
+      load_cl_image(i, CL_DEVICE_TYPE_ACCELERATOR, b, (size_t)(e - b), eb,
+                    ee);
 #endif
     if (dump) {
       char path[4096];

@@ -1,0 +1,64 @@
+/* aoc.c - the spir64_fpga back end for FPGA hardware and simulation:
+ * Intel's aoc (proprietary, spawned from PATH), which takes hours for
+ * hardware. Which FPGA back end runs is the user's --fpga-tool-arg: with
+ * -hardware or -simulation among its words aoc, otherwise the emulator
+ * (opencl.c), as DPC++'s driver decides. The command line follows DPC++'s
+ * (clang/lib/Driver/ToolChains/SYCL.cpp, fpga::BackendCompiler):
+ *   aoc -o OUT IN [-library-list=LIST] -sycl [-rtl] [-dep-files=A,B,@L]
+ *       -output-report-folder=R <--fpga-tool-arg words>
+ * -rtl makes an AOCR (an early image, to be finished by a later aoc run)
+ * instead of an AOCX; IN is SPIR-V, or an AOCR being finished. */
+#include "aot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int aot_fpga_hardware(const struct lw_strvec *args) {
+  for (size_t i = 0; i < args->n; i++)
+    if (strcmp(args->v[i], "-hardware") == 0 ||
+        strcmp(args->v[i], "-simulation") == 0)
+      return 1;
+  return 0;
+}
+
+int aot_aoc_argv(const struct aot_aoc *a, struct lw_strvec *argv) {
+  char *list = a->library_list
+                   ? lw_xasprintf("-library-list=%s", a->library_list)
+                   : NULL;
+  char *deps = a->dep_files && a->dep_files[0]
+                   ? lw_xasprintf("-dep-files=%s", a->dep_files)
+                   : NULL;
+  char *report = a->report ? lw_xasprintf("-output-report-folder=%s",
+                                          a->report)
+                           : NULL;
+  int rc = (a->library_list && !list) || (a->dep_files && a->dep_files[0] &&
+                                          !deps) ||
+           (a->report && !report) || lw_strvec_push(argv, a->tool) ||
+           lw_strvec_push(argv, "-o") || lw_strvec_push(argv, a->out) ||
+           lw_strvec_push(argv, a->in) ||
+           (list && lw_strvec_push(argv, list)) ||
+           lw_strvec_push(argv, "-sycl") ||
+           (a->rtl && lw_strvec_push(argv, "-rtl")) ||
+           (deps && lw_strvec_push(argv, deps)) ||
+           (report && lw_strvec_push(argv, report)) ||
+           lw_strvec_extend_from(argv, a->args);
+  free(list);
+  free(deps);
+  free(report);
+  return rc ? LW_ENOMEM : 0;
+}
+
+char *aot_aoc_report_folder(const char *output, size_t index, size_t n) {
+  static const char *const replaced[] = {".o",   ".a",   ".out",
+                                         ".obj", ".lib", ".exe"};
+  const char *base = strrchr(output, '/');
+  base = base ? base + 1 : output;
+  const char *dot = strrchr(base, '.');
+  size_t keep = strlen(output);
+  for (size_t i = 0; dot && i < sizeof replaced / sizeof *replaced; i++)
+    if (strcmp(dot, replaced[i]) == 0)
+      keep = (size_t)(dot - output);
+  if (n > 1)
+    return lw_xasprintf("%.*s.%zu.prj", (int)keep, output, index);
+  return lw_xasprintf("%.*s.prj", (int)keep, output);
+}
