@@ -301,3 +301,117 @@ void dl_props_free(struct dl_props *p) {
   }
   memset(p, 0, sizeof *p);
 }
+
+/* ---- text form ---------------------------------------------------------- */
+
+/* The sets a text may name (set names are not copied). */
+static const char *const known_sets[] = {
+    "SYCL/device requirements", "SYCL/kernel names", "SYCL/kernel param opt",
+    "SYCL/misc properties", "SYCL/program metadata"};
+
+int dl_props_write_text(const struct dl_props *p, struct lw_buf *out) {
+  static const char hex[] = "0123456789abcdef";
+  int rc = 0;
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    const struct dl_propset *s = &p->s[i];
+    rc = lw_buf_append(out, "[", 1) ||
+         lw_buf_append(out, s->name, strlen(s->name)) ||
+         lw_buf_append(out, "]\n", 2);
+    for (size_t k = 0; !rc && k < s->n; k++) {
+      const struct dl_prop *pr = &s->p[k];
+      char head[64];
+      snprintf(head, sizeof head, "=%u|", (unsigned)pr->type);
+      rc = lw_buf_append(out, pr->name, strlen(pr->name)) ||
+           lw_buf_append(out, head, strlen(head));
+      if (!rc && pr->type == DL_PROP_UINT32) {
+        snprintf(head, sizeof head, "%u", (unsigned)pr->u32);
+        rc = lw_buf_append(out, head, strlen(head));
+      }
+      for (size_t b = 0; !rc && pr->type != DL_PROP_UINT32 &&
+                         b < pr->bytes.len;
+           b++) {
+        char two[2] = {hex[pr->bytes.data[b] >> 4], hex[pr->bytes.data[b] & 15]};
+        rc = lw_buf_append(out, two, 2);
+      }
+      if (!rc)
+        rc = lw_buf_append(out, "\n", 1);
+    }
+  }
+  return rc ? LW_ENOMEM : 0;
+}
+
+static int hexval(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                : -1;
+}
+
+int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
+                       struct lw_diag *d) {
+  memset(out, 0, sizeof *out);
+  struct dl_propset *cur = NULL;
+  size_t lineno = 0;
+  int rc = 0;
+  for (size_t at = 0; !rc && at < len;) {
+    const char *line = text + at;
+    const char *nl = memchr(line, '\n', len - at);
+    size_t n = nl ? (size_t)(nl - line) : len - at;
+    at += n + 1;
+    lineno++;
+    if (!n)
+      continue;
+    if (line[0] == '[') {
+      cur = NULL;
+      for (size_t i = 0; i < LW_ARRAY_SIZE(known_sets) && !cur; i++)
+        if (n == strlen(known_sets[i]) + 2 && line[n - 1] == ']' &&
+            memcmp(line + 1, known_sets[i], n - 2) == 0)
+          cur = set(out, known_sets[i]);
+      if (!cur)
+        rc = lw_error(d, LW_EFORMAT, "line %zu: unknown property set %.*s",
+                      lineno, (int)n, line);
+      continue;
+    }
+    const char *eq = memchr(line, '=', n);
+    const char *bar = eq ? memchr(eq, '|', n - (size_t)(eq - line)) : NULL;
+    if (!cur || !eq || !bar || eq == line ||
+        (bar - eq != 2 || (eq[1] != '1' && eq[1] != '2'))) {
+      rc = lw_error(d, LW_EFORMAT, "line %zu: not '[set]' or 'name=type|value'",
+                    lineno);
+      break;
+    }
+    char *name = strndup(line, (size_t)(eq - line));
+    struct dl_prop *pr = name ? prop(cur, name) : NULL;
+    free(name);
+    if (!pr) {
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+      break;
+    }
+    const char *v = bar + 1;
+    size_t vn = n - (size_t)(v - line);
+    if (eq[1] == '1') {
+      pr->type = DL_PROP_UINT32;
+      char num[16];
+      char *end = NULL;
+      snprintf(num, sizeof num, "%.*s", (int)(vn < 15 ? vn : 15), v);
+      unsigned long u = strtoul(num, &end, 10);
+      if (!vn || vn > 10 || *end || u > 0xffffffffUL)
+        rc = lw_error(d, LW_EFORMAT, "line %zu: bad number", lineno);
+      pr->u32 = (uint32_t)u;
+      continue;
+    }
+    pr->type = DL_PROP_BYTE_ARRAY;
+    for (size_t b = 0; !rc && b < vn; b += 2) {
+      int hi = hexval(v[b]), lo = b + 1 < vn ? hexval(v[b + 1]) : -1;
+      unsigned char byte = (unsigned char)(hi * 16 + lo);
+      if (hi < 0 || lo < 0)
+        rc = lw_error(d, LW_EFORMAT, "line %zu: bad hex bytes", lineno);
+      else if (lw_buf_append(&pr->bytes, &byte, 1))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  if (rc)
+    dl_props_free(out);
+  else
+    sort(out);
+  return rc;
+}

@@ -79,6 +79,14 @@ const struct dl_prop *dl_props_find(const struct dl_props *p, const char *set,
  * elements: up to `max` go to `out`; returns how many there are. */
 size_t dl_prop_u32s(const struct dl_prop *pr, uint32_t *out, size_t max);
 
+/* A text form of property sets, which fatlink keeps beside FPGA images in
+ * archives: "[<set>]" lines, then "<name>=1|<decimal>" (uint32) or
+ * "<name>=2|<hex bytes>" (byte array, its bit-size header included). Only
+ * the sets fatlink writes may be named. */
+int dl_props_write_text(const struct dl_props *p, struct lw_buf *out);
+int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
+                       struct lw_diag *d);
+
 /* Appends a byte-array property value: `bits` as a 64-bit count, then the
  * bytes. */
 int dl_encode_byte_array(const void *data, size_t size, uint64_t bits,

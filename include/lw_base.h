@@ -97,6 +97,9 @@ int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d);
 int lw_write_file(const char *path, const void *p, size_t n,
                   struct lw_diag *d);
 
+/* Is there an executable `tool` in a directory of PATH? */
+int lw_on_path(const char *tool);
+
 /* SYCL aspects (aspects.c, cmake/aspects.def): the aspect's name, or NULL
  * when no aspect has that number; the number of the aspect called
  * name[0..len), or -1. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 const char *lw_strerror(int code) {
   switch (code) {
@@ -190,6 +191,20 @@ int lw_write_file(const char *path, const void *p, size_t n,
   size_t w = n ? fwrite(p, 1, n, f) : 0;
   if (fclose(f) != 0 || w != n)
     return lw_error_path(d, LW_EIO, path, "write error");
+  return 0;
+}
+
+int lw_on_path(const char *tool) {
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    size_t n = strcspn(path, ":");
+    char *p = lw_xasprintf("%.*s/%s", (int)n, path, tool);
+    int ok = p && n && access(p, X_OK) == 0;
+    free(p);
+    if (ok)
+      return 1;
+    path += n + (path[n] == ':');
+  }
   return 0;
 }
 

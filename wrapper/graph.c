@@ -155,6 +155,8 @@ static int quote_arg(struct lw_buf *b, const char *a) {
 /* One line for the job: its command (quoted where needed) or its step,
  * written at once. */
 static void describe(struct lw_graph *g, struct lw_job *j) {
+  if (!j->argv.n && !j->kind->run && !j->kind->fork_run)
+    return; /* it only waits for others */
   struct lw_buf b = {0};
   int rc = 0;
   if (j->argv.n) {

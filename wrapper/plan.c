@@ -156,7 +156,8 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
       return &p->t[i];
   const struct lw_planner *pl = NULL;
   for (size_t k = 0; k < p->nplanners && !pl; k++)
-    if (p->planners[k]->kind == img->offload_kind)
+    if (p->planners[k]->kind == img->offload_kind &&
+        (!p->planners[k]->claims || p->planners[k]->claims(img)))
       pl = p->planners[k];
   const char *what = pl ? pl->unsupported(img) : "offload kind";
   if (what) {
@@ -219,10 +220,14 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
   int rc = 0;
+  size_t nfirst = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
-    rc = p->t[i].planner->first_job(g, &p->t[i], &firsts[i], d);
+    if (!(rc = p->t[i].planner->first_job(g, &p->t[i], &firsts[nfirst], d)) &&
+        firsts[nfirst])
+      nfirst++;
   /* wrap waits for every target (and for jobs the targets add later). */
-  if (!rc && p->n && !(p->wrap = lw_graph_add(g, &wrap_kind, p, firsts, p->n)))
+  if (!rc && p->n &&
+      !(p->wrap = lw_graph_add(g, &wrap_kind, p, firsts, nfirst)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(firsts);
   if (rc)

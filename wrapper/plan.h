@@ -70,6 +70,9 @@ struct target {
   /* OpenMP: the linked device image */
   struct lw_buf image;
   struct lw_tmp *out_tmp;
+  /* FPGA binaries (plan_fpga.c) */
+  struct fpga_image *fpga;
+  size_t nfpga;
 };
 
 struct lw_plan {
@@ -94,15 +97,22 @@ struct lw_plan {
   /* The device configuration, loaded when some target needs it. */
   struct aot_config config;
   int have_config;
+  /* The FPGA libraries' list for aoc (plan_fpga.c), made once. */
+  struct lw_tmp *aoco_list;
+  int aoco_listed;
 };
 
 /* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
  * the driver hands the planners to lw_plan_build. */
 struct lw_planner {
   unsigned kind; /* EX_OFK_* */
+  /* Which images of that kind it takes (NULL: all); planners are asked in
+   * the driver's order. */
+  int (*claims)(const struct ex_image *img);
   /* What about the image is not supported yet, or NULL. */
   const char *(*unsupported)(const struct ex_image *img);
-  /* Adds the target's first job (it adds the rest as it learns more). */
+  /* Adds the target's first job (it adds the rest as it learns more), or
+   * sets *out to NULL when the target needs no job. */
   int (*first_job)(struct lw_graph *g, struct target *t, struct lw_job **out,
                    struct lw_diag *d);
   /* In wrap's prepare: appends the target's images to the plan's sycl or
@@ -128,6 +138,13 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
 void lw__aot_check_coverage(const struct target *t);
 
 void lw__aot_free(struct target *t);
+
+/* ---- plan_fpga.c ----------------------------------------------------------- */
+
+/* The list file of the link's FPGA libraries (AOCO), written the first time
+ * it is asked for; *path is NULL when there are none. */
+int lw__fpga_library_list(struct lw_plan *p, const char **path,
+                          struct lw_diag *d);
 /* Frees the device configuration the plan loaded. */
 void lw__aot_free_plan(struct lw_plan *p);
 

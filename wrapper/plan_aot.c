@@ -191,20 +191,6 @@ static int add_named(struct target *t, const char *name, struct lw_diag *d) {
   return o.kind == AOT_GEN ? add_gen_outs(t, &o, d) : add_out(t, &o, d);
 }
 
-static int on_path(const char *tool) {
-  const char *path = getenv("PATH");
-  while (path && *path) {
-    size_t n = strcspn(path, ":");
-    char *p = lw_xasprintf("%.*s/%s", (int)n, path, tool);
-    int ok = p && n && access(p, X_OK) == 0;
-    free(p);
-    if (ok)
-      return 1;
-    path += n + (path[n] == ':');
-  }
-  return 0;
-}
-
 /* The OpenCL device of a CPU or FPGA-emulator out. */
 static enum aot_cl_device cl_device(const struct sycl_out *out) {
   return out->kind == AOT_FPGA ? AOT_CL_FPGA_EMU : AOT_CL_CPU;
@@ -222,7 +208,7 @@ static int decide_in_process(const struct target *t, struct sycl_out *out,
     return 0;
   }
   if (out->kind == AOT_FPGA && (out->aoc = aot_fpga_hardware(&out->args))) {
-    if (on_path(LW_AOC))
+    if (lw_on_path(LW_AOC))
       return 0;
     return lw_error(d, LW_ENOTSUP,
                     "SYCL target '%s': %s is not on PATH (FPGA hardware and "
@@ -231,7 +217,7 @@ static int decide_in_process(const struct target *t, struct sycl_out *out,
   }
   const char *why = "not looked for with --aot-in-process=off";
   out->in_process = !tools && aot_cl_in_process(cl_device(out), &why);
-  if (out->in_process || on_path(LW_OPENCL_AOT))
+  if (out->in_process || lw_on_path(LW_OPENCL_AOT))
     return 0;
   return lw_error(d, LW_ENOTSUP,
                   "SYCL target '%s': no OpenCL %s device takes SPIR-V (%s) "
@@ -355,9 +341,12 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
     return rc;
   const char *in = lw_tmp_path(m->spv), *res = lw_tmp_path(m->aot[a->k].out);
   if (out->aoc) {
+    const char *libs = NULL;
+    if ((rc = lw__fpga_library_list(m->t->plan, &libs, d)))
+      return rc;
     char *report = aot_aoc_report_folder(o->output, m->index,
                                          m->t->nmodules);
-    struct aot_aoc req = {LW_AOC, in, res, &out->args, 0, NULL, NULL, report};
+    struct aot_aoc req = {LW_AOC, in, res, &out->args, 0, libs, NULL, report};
     rc = report ? aot_aoc_argv(&req, &j->argv) : LW_ENOMEM;
     free(report);
   } else {

@@ -568,8 +568,6 @@ static const struct lw_job_kind link_kind = {
 
 static const char *unsupported(const struct ex_image *img) {
   enum aot_target aot = aot_classify(img->triple);
-  if (strncmp(img->triple, "fpga_", 5) == 0)
-    return "FPGA device code (aocx/aocr/aoco)";
   if (aot == AOT_UNKNOWN)
     return "SYCL device triple";
   if (img->image_kind != EX_IMG_BITCODE)
