@@ -32,3 +32,6 @@ set(FATLINK_LLVM_BIN "${LLVM_TOOLS_BINARY_DIR}")
 # The objcopy that makes a relocatable link's output private (-r).
 set(FATLINK_OBJCOPY "${LLVM_TOOLS_BINARY_DIR}/llvm-objcopy" CACHE FILEPATH
     "llvm-objcopy used after a relocatable link")
+# The archiver of --fpga-link-type archives.
+set(FATLINK_AR "${LLVM_TOOLS_BINARY_DIR}/llvm-ar" CACHE FILEPATH
+    "llvm-ar used for FPGA archive links")

@@ -21,6 +21,7 @@ struct lw_options {
   int relocatable;         /* -r: the output is an object for a later link */
   int opt_level;           /* --opt-level=O<n>, default 2 */
   int split_mode;          /* enum dl_split_mode, default auto */
+  enum { LW_FPGA_NONE, LW_FPGA_EARLY, LW_FPGA_IMAGE } fpga_link;
   const char *dump_dir;    /* --sycl-dump-device-code= */
   struct lw_strvec device_libs; /* --sycl-device-libraries=, in order */
   const char *device_lib_dir;   /* --sycl-device-library-location= */
@@ -114,6 +115,13 @@ void lw_tmp_configure(const char *output, int save_temps, int dry_run);
  * lw_tmp_path(). */
 int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
                   struct lw_diag *d);
+
+/* Creates a temporary directory for `stage`, and in it a file of a given
+ * name (removed before the directory). */
+int lw_tmp_create_dir(const char *stage, struct lw_tmp **out,
+                      struct lw_diag *d);
+int lw_tmp_create_in(const struct lw_tmp *dir, const char *name,
+                     struct lw_tmp **out, struct lw_diag *d);
 
 /* Creates a temporary in the directory of `target` for an atomic write that
  * lw_tmp_commit renames over `target`. */

@@ -111,8 +111,11 @@ static const struct opt table[] = {
     {"--fpga-tool-arg=", JOINED, O_FPGA_TOOL, 0,
      "<args>: options of the FPGA AOT compiler: aoc with -hardware or "
      "-simulation, else the FPGA emulator's build options"},
-    {"--fpga-link-type=", JOINED, O_FPGA_LINK, 1,
-     "early|image: FPGA archive link"},
+    {"--fpga-link-type=", JOINED, O_FPGA_LINK, 0,
+     "early|image: instead of the host link, write an archive of the fat "
+     "objects' host parts with their FPGA binaries: AOCR (early) or AOCX "
+     "(image)"},
+    {"--fpga-link=", JOINED, O_FPGA_LINK, 0, "same as --fpga-link-type"},
     {"--parallel-link-sycl=", JOINED, O_PARALLEL_LINK, 0,
      "<n>: make the SYCL split modules' SPIR-V in <n> processes at once, "
      "within --wrapper-jobs (default: as the cost model decides)"},
@@ -320,6 +323,15 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_strvec_push(&o->linker_args, "-v") ? LW_ENOMEM : 0;
   case O_SYCL_SPLIT:
     return parse_split(o, v, "--sycl-module-split-mode", d);
+  case O_FPGA_LINK:
+    if (strcmp(v, "early") == 0 || strcmp(v, "image") == 0) {
+      o->fpga_link = v[0] == 'e' ? LW_FPGA_EARLY : LW_FPGA_IMAGE;
+      return 0;
+    }
+    return lw_error(d, LW_EINVAL,
+                    "invalid --fpga-link-type value '%s' (expected early or "
+                    "image)",
+                    v);
   case O_SYCL_POST_LINK:
     return parse_post_link(o, v, d);
   case O_SYCL_DEVLIBS:

@@ -219,6 +219,10 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
+  /* An FPGA archive link writes an archive instead of wrapping and
+   * linking (plan_fpga.c). */
+  const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
+                                                : &wrap_kind;
   int rc = 0;
   size_t nfirst = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
@@ -226,11 +230,11 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
         firsts[nfirst])
       nfirst++;
   /* wrap waits for every target (and for jobs the targets add later). */
-  if (!rc && p->n &&
-      !(p->wrap = lw_graph_add(g, &wrap_kind, p, firsts, nfirst)))
+  if (!rc && (p->n || o->fpga_link) &&
+      !(p->wrap = lw_graph_add(g, last, p, firsts, nfirst)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(firsts);
-  if (rc)
+  if (rc || o->fpga_link)
     return rc;
   p->link = lw_graph_add(g, &host_link_kind, p, &p->wrap, p->wrap ? 1 : 0);
   if (!p->link ||

@@ -145,6 +145,10 @@ void lw__aot_free(struct target *t);
  * it is asked for; *path is NULL when there are none. */
 int lw__fpga_library_list(struct lw_plan *p, const char **path,
                           struct lw_diag *d);
+
+/* --fpga-link-type: waits for the device jobs as wrap would, then writes
+ * the archive instead of the wrapper object and host link. */
+extern const struct lw_job_kind lw__fpga_archive_kind;
 /* Frees the device configuration the plan loaded. */
 void lw__aot_free_plan(struct lw_plan *p);
 

@@ -335,7 +335,10 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
       !o->dry_run)
     rc = lw_write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc)
-    rc = lw_tmp_create("sycl-native", out->kind == AOT_FPGA ? "aocx" : "bin",
+    rc = lw_tmp_create("sycl-native",
+                       out->kind != AOT_FPGA                  ? "bin"
+                       : o->fpga_link == LW_FPGA_EARLY ? "aocr"
+                                                               : "aocx",
                        &m->aot[a->k].out, d);
   if (rc)
     return rc;
@@ -346,7 +349,8 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
       return rc;
     char *report = aot_aoc_report_folder(o->output, m->index,
                                          m->t->nmodules);
-    struct aot_aoc req = {LW_AOC, in, res, &out->args, 0, libs, NULL, report};
+    struct aot_aoc req = {LW_AOC, in,   res,  &out->args,
+                          o->fpga_link == LW_FPGA_EARLY, libs, NULL, report};
     rc = report ? aot_aoc_argv(&req, &j->argv) : LW_ENOMEM;
     free(report);
   } else {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LW_AOC "aoc"
 
@@ -222,12 +223,15 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
     const unsigned char *data = f->aocx.len ? f->aocx.data : f->img->data;
     size_t size = f->aocx.len ? f->aocx.len : f->img->size;
     struct dl_props props;
-    if (dl_props_with_bytes(&f->props, "SYCL/device requirements",
-                            "compile_target", target, strlen(target),
-                            &props))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    dl_props_free(&f->props);
-    f->props = props;
+    if (!dl_props_find(&f->props, "SYCL/device requirements",
+                       "compile_target")) {
+      if (dl_props_with_bytes(&f->props, "SYCL/device requirements",
+                              "compile_target", target, strlen(target),
+                              &props))
+        return lw_error(d, LW_ENOMEM, "out of memory");
+      dl_props_free(&f->props);
+      f->props = props;
+    }
     if (lw_grow(&p->sycl, p->nsycl, &p->capsycl, sizeof *p->sycl, 16))
       return lw_error(d, LW_ENOMEM, "out of memory");
     p->sycl[p->nsycl++] = (struct wrp_sycl_image){
@@ -251,3 +255,231 @@ static void free_target(struct target *t) {
 const struct lw_planner lw_fpga_planner = {
     .kind = EX_OFK_SYCL, .claims = claims, .unsupported = unsupported,
     .first_job = first_job, .images = images, .free = free_target};
+
+/* ---- --fpga-link-type: an archive instead of the host link ----------------- */
+
+#ifndef LW_OBJCOPY
+#define LW_OBJCOPY "llvm-objcopy"
+#endif
+#ifndef LW_AR
+#define LW_AR "llvm-ar"
+#endif
+
+/* One member: a fat object of the link, its SYCL device code replaced by
+ * the FPGA binaries of its translation unit's modules. */
+struct member {
+  struct lw_plan *p;
+  const char *input;
+  struct lw_buf blob; /* OffloadBinaries for its .llvm.offloading */
+  struct lw_tmp *blob_file, *dir, *obj;
+};
+
+struct archive {
+  struct member *m;
+  size_t n;
+};
+
+static void archive_free(void *data) {
+  struct archive *a = data;
+  for (size_t i = 0; a && i < a->n; i++)
+    lw_buf_free(&a->m[i].blob);
+  if (a)
+    free(a->m);
+  free(a);
+}
+
+static int member_prepare(struct lw_graph *g, struct lw_job *j,
+                          struct lw_diag *d) {
+  (void)g;
+  struct member *m = j->data;
+  /* The member keeps its input's name: a directory of its own holds it. */
+  const char *slash = strrchr(m->input, '/');
+  int rc = lw_tmp_create_dir("fpga-member", &m->dir, d);
+  if (!rc)
+    rc = lw_tmp_create_in(m->dir, slash ? slash + 1 : m->input, &m->obj, d);
+  if (!rc && m->blob.len &&
+      !(rc = lw_tmp_create("fpga-offload", "bin", &m->blob_file, d)) &&
+      !m->p->o->dry_run)
+    rc = lw_write_file(lw_tmp_path(m->blob_file), m->blob.data, m->blob.len,
+                       d);
+  if (rc)
+    return rc;
+  if (lw_strvec_push(&j->argv, LW_OBJCOPY) ||
+      lw_strvec_push(&j->argv, "--remove-section=.llvm.offloading") ||
+      (m->blob.len &&
+       (lw_strvec_pushf(&j->argv, "--add-section=.llvm.offloading=%s",
+                        lw_tmp_path(m->blob_file)) ||
+        lw_strvec_push(&j->argv,
+                       "--set-section-type=.llvm.offloading=0x6fff4c0b") ||
+        lw_strvec_push(&j->argv,
+                       "--set-section-flags=.llvm.offloading=exclude"))) ||
+      lw_strvec_push(&j->argv, m->input) ||
+      lw_strvec_push(&j->argv, lw_tmp_path(m->obj)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+static const struct lw_job_kind member_kind = {.name = "fpga-member",
+                                               .prepare = member_prepare};
+
+static int ar_prepare(struct lw_graph *g, struct lw_job *j,
+                      struct lw_diag *d) {
+  (void)g;
+  struct archive *a = j->data;
+  struct lw_plan *p = a->m[0].p;
+  int rc = lw_tmp_create_beside(p->o->output, &p->out_tmp, d);
+  if (rc)
+    return rc;
+  /* llvm-ar makes the archive itself; an empty file is not one. */
+  if (!p->o->dry_run)
+    unlink(lw_tmp_path(p->out_tmp));
+  if (lw_strvec_push(&j->argv, LW_AR) || lw_strvec_push(&j->argv, "qcsD") ||
+      lw_strvec_push(&j->argv, lw_tmp_path(p->out_tmp)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < a->n; i++)
+    if (lw_strvec_push(&j->argv, lw_tmp_path(a->m[i].obj)))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
+
+static const struct lw_job_kind ar_kind = {
+    .name = "ar", .prepare = ar_prepare, .free_data = archive_free};
+
+static char *joined(const struct lw_strvec *v) {
+  struct lw_buf b = {0};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < v->n; i++)
+    rc = (i ? lw_buf_append(&b, " ", 1) : 0) ||
+         lw_buf_append(&b, v->v[i], strlen(v->v[i]));
+  if (rc || lw_buf_append(&b, "", 1)) {
+    lw_buf_free(&b);
+    return NULL;
+  }
+  return (char *)b.data;
+}
+
+/* Module i's FPGA binary as an OffloadBinary appended to `out`. */
+static int pack(const struct target *t, size_t i, size_t k, const char *triple,
+                struct lw_buf *out) {
+  const struct sycl_module *m = &t->modules[i];
+  struct lw_buf props = {0};
+  char *kernels = joined(&t->split.g[i].kernels);
+  int rc = !kernels || dl_props_write_text(&m->aot[k].props, &props) ||
+           lw_buf_append(&props, "", 1);
+  if (!rc) {
+    struct ex_string strs[] = {
+        {"arch", "", 0},
+        {"sycl-kernels", kernels, strlen(kernels)},
+        {"sycl-props", (char *)props.data, props.len - 1},
+        {"triple", (char *)triple, strlen(triple)}};
+    struct ex_write_image wi = {EX_IMG_OBJECT,      EX_OFK_SYCL,
+                                0,                  strs,
+                                LW_ARRAY_SIZE(strs), m->aot[k].image.data,
+                                m->aot[k].image.len};
+    rc = ex_write_offload_binary(&wi, out, NULL);
+  }
+  free(kernels);
+  lw_buf_free(&props);
+  return rc ? LW_ENOMEM : 0;
+}
+
+/* The member of the input `scope` names (a split group's translation
+ * unit), else the first. */
+static struct member *member_of(struct archive *a, const char *scope,
+                                size_t len) {
+  for (size_t i = 0; i < a->n; i++)
+    if (strlen(a->m[i].input) == len && memcmp(a->m[i].input, scope, len) == 0)
+      return &a->m[i];
+  return &a->m[0];
+}
+
+static int add_member(struct archive *a, struct lw_plan *p, const char *in) {
+  for (size_t i = 0; i < a->n; i++)
+    if (strcmp(a->m[i].input, in) == 0)
+      return 0;
+  struct member *n = realloc(a->m, (a->n + 1) * sizeof *n);
+  if (!n)
+    return LW_ENOMEM;
+  a->m = n;
+  a->m[a->n++] = (struct member){.p = p, .input = in};
+  return 0;
+}
+
+/* Every device job is done: one member job per fat object, then ar. */
+static int archive_done(struct lw_graph *g, struct lw_job *j,
+                        struct lw_diag *d) {
+  struct lw_plan *p = j->data;
+  const struct lw_options *o = p->o;
+  struct archive *a = calloc(1, sizeof *a);
+  if (!a)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  int rc = 0;
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    const struct target *t = &p->t[i];
+    if (t->planner == &lw_fpga_planner && t->nimgs)
+      rc = lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
+                         "an FPGA archive link of FPGA binaries (triple "
+                         "'%s') is not supported yet",
+                         t->triple);
+    if (rc || t->kind != EX_OFK_SYCL || t->planner->claims)
+      continue;
+    for (size_t k = 0; !rc && k < t->nimgs; k++) {
+      const char *origin = t->imgs[k]->origin;
+      if (strchr(origin, '('))
+        rc = lw_error_path(d, LW_ENOTSUP, origin,
+                           "an FPGA archive link takes objects, not archive "
+                           "members");
+      else if (add_member(a, p, origin))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  if (!rc && !a->n)
+    rc = lw_error(d, LW_EINVAL, "--fpga-link-type=%s: no object with SYCL "
+                                "device code to archive",
+                  o->fpga_link == LW_FPGA_EARLY ? "early" : "image");
+  const char *triple = o->fpga_link == LW_FPGA_IMAGE
+                           ? "fpga_aocx-intel-unknown"
+                           : "fpga_aocr-intel-unknown";
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    const struct target *t = &p->t[i];
+    if (t->kind != EX_OFK_SYCL || t->planner->claims)
+      continue;
+    size_t k = t->nouts;
+    for (size_t u = 0; u < t->nouts; u++)
+      if (t->outs[u].kind == AOT_FPGA)
+        k = u;
+    if (k == t->nouts) {
+      rc = lw_error(d, LW_EINVAL, "--fpga-link-type needs the spir64_fpga "
+                                  "target (--sycl-targets=spir64_fpga) for "
+                                  "'%s'",
+                    t->triple);
+      break;
+    }
+    const char *tr = o->fpga_link == LW_FPGA_EARLY && !t->outs[k].aoc
+                         ? "fpga_aocr_emu-intel-unknown"
+                         : triple;
+    for (size_t m = 0; !rc && m < t->nmodules && m < t->split.n; m++) {
+      if (!t->modules[m].aot || !t->modules[m].aot[k].image.len)
+        continue;
+      const char *id = t->split.g[m].id;
+      struct member *mb = member_of(a, id, strcspn(id, "|"));
+      if (pack(t, m, k, tr, &mb->blob))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  struct lw_job **jobs = rc ? NULL : calloc(a->n, sizeof *jobs);
+  if (!rc && !jobs)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < a->n; i++)
+    if (!(jobs[i] = lw_graph_add(g, &member_kind, &a->m[i], NULL, 0)))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (!rc && !lw_graph_add(g, &ar_kind, a, jobs, a->n))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  free(jobs);
+  if (rc)
+    archive_free(a);
+  return rc;
+}
+
+const struct lw_job_kind lw__fpga_archive_kind = {.name = "fpga-archive",
+                                                  .done = archive_done};

@@ -23,6 +23,8 @@ struct lw_tmp {
   char *volatile path;
   volatile pid_t owner;
   volatile int keep;
+  volatile int dir; /* a directory: removed after what is in it (the list
+                       is newest first) */
   struct lw_tmp *volatile next;
 };
 
@@ -43,7 +45,10 @@ static void remove_all(int in_signal) {
   for (struct lw_tmp *t = tmp_list; t; t = t->next) {
     if (t->owner != me || t->keep || !t->path)
       continue;
-    unlink(t->path);
+    if (t->dir)
+      rmdir(t->path);
+    else
+      unlink(t->path);
     if (!in_signal) {
       free(t->path);
       t->path = NULL;
@@ -181,6 +186,37 @@ int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
   return create(lw_xasprintf("%s/%s.%s-XXXXXX.%s", tmpdir(),
                              base_name(cfg_output), stage, ext),
                 1, (int)strlen(ext) + 1, 0, out, d);
+}
+
+int lw_tmp_create_dir(const char *stage, struct lw_tmp **out,
+                      struct lw_diag *d) {
+  install_handlers();
+  unsigned n = name_counter++;
+  char *path = cfg_save ? lw_xasprintf("%s.%s.%u.d", cfg_output, stage, n)
+               : cfg_dry
+                   ? lw_xasprintf("%s/%s.%s.%u.d", tmpdir(),
+                                  base_name(cfg_output), stage, n)
+                   : lw_xasprintf("%s/%s.%s-XXXXXX", tmpdir(),
+                                  base_name(cfg_output), stage);
+  if (!path)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (!cfg_dry && (cfg_save ? mkdir(path, 0755) != 0 && errno != EEXIST
+                            : !mkdtemp(path))) {
+    int rc = lw_error_path(d, LW_EIO, path, "cannot create: %s",
+                           strerror(errno));
+    free(path);
+    return rc;
+  }
+  int rc = add(path, cfg_save || cfg_dry, out, d);
+  if (!rc)
+    (*out)->dir = 1;
+  return rc;
+}
+
+int lw_tmp_create_in(const struct lw_tmp *dir, const char *name,
+                     struct lw_tmp **out, struct lw_diag *d) {
+  return create(lw_xasprintf("%s/%s", dir->path, name), 0, 0,
+                cfg_save || cfg_dry, out, d);
 }
 
 int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
