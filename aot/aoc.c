@@ -13,10 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-int aot_fpga_hardware(const struct lw_strvec *args) {
+int aot_fpga_uses_aoc(const struct lw_strvec *args) {
   for (size_t i = 0; i < args->n; i++)
     if (strcmp(args->v[i], "-hardware") == 0 ||
         strcmp(args->v[i], "-simulation") == 0)
+      return 1;
+  return 0;
+}
+
+int aot_fpga_for_hardware(const struct lw_strvec *args) {
+  for (size_t i = 0; i < args->n; i++)
+    if (strcmp(args->v[i], "-hardware") == 0)
       return 1;
   return 0;
 }

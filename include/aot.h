@@ -98,7 +98,10 @@ int aot_ocloc_run(const struct lw_strvec *args, const unsigned char *spv,
 
 /* aoc.c (spir64_fpga, hardware and simulation). Do the --fpga-tool-arg
  * words ask for aoc (-hardware or -simulation), not the emulator? */
-int aot_fpga_hardware(const struct lw_strvec *args);
+int aot_fpga_uses_aoc(const struct lw_strvec *args);
+/* Do they ask for hardware (-hardware), which alone uses dependency
+ * files? */
+int aot_fpga_for_hardware(const struct lw_strvec *args);
 
 struct aot_aoc {
   const char *tool, *in, *out;

@@ -262,6 +262,7 @@ void lw_plan_free(struct lw_plan *p) {
   free(p->t);
   free(p->sycl);
   free(p->omp);
+  lw_buf_free(&p->dep_files);
   free(p->wrapped_ir);
   free(p);
 }

@@ -100,6 +100,9 @@ struct lw_plan {
   /* The FPGA libraries' list for aoc (plan_fpga.c), made once. */
   struct lw_tmp *aoco_list;
   int aoco_listed;
+  /* The dependency files for aoc, "a.d,b.d" (plan_fpga.c), made once. */
+  struct lw_buf dep_files;
+  int deps_listed;
 };
 
 /* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
@@ -145,6 +148,12 @@ void lw__aot_free(struct target *t);
  * it is asked for; *path is NULL when there are none. */
 int lw__fpga_library_list(struct lw_plan *p, const char **path,
                           struct lw_diag *d);
+
+/* The link's FPGA dependency files (-fintelfpga), written the first time
+ * they are asked for, as aoc's -dep-files= wants them; *files is NULL when
+ * there are none. */
+int lw__fpga_dep_files(struct lw_plan *p, const char **files,
+                       struct lw_diag *d);
 
 /* --fpga-link-type: waits for the device jobs as wrap would, then writes
  * the archive instead of the wrapper object and host link. */

@@ -207,7 +207,7 @@ static int decide_in_process(const struct target *t, struct sycl_out *out,
     out->in_process = !tools && aot_ocloc_in_process();
     return 0;
   }
-  if (out->kind == AOT_FPGA && (out->aoc = aot_fpga_hardware(&out->args))) {
+  if (out->kind == AOT_FPGA && (out->aoc = aot_fpga_uses_aoc(&out->args))) {
     if (lw_on_path(LW_AOC))
       return 0;
     return lw_error(d, LW_ENOTSUP,
@@ -344,13 +344,15 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
     return rc;
   const char *in = lw_tmp_path(m->spv), *res = lw_tmp_path(m->aot[a->k].out);
   if (out->aoc) {
-    const char *libs = NULL;
-    if ((rc = lw__fpga_library_list(m->t->plan, &libs, d)))
+    const char *libs = NULL, *deps = NULL;
+    if ((rc = lw__fpga_library_list(m->t->plan, &libs, d)) ||
+        (aot_fpga_for_hardware(&out->args) &&
+         (rc = lw__fpga_dep_files(m->t->plan, &deps, d))))
       return rc;
     char *report = aot_aoc_report_folder(o->output, m->index,
                                          m->t->nmodules);
     struct aot_aoc req = {LW_AOC, in,   res,  &out->args,
-                          o->fpga_link == LW_FPGA_EARLY, libs, NULL, report};
+                          o->fpga_link == LW_FPGA_EARLY, libs, deps, report};
     rc = report ? aot_aoc_argv(&req, &j->argv) : LW_ENOMEM;
     free(report);
   } else {

@@ -8,7 +8,11 @@
  *                                wrapped;
  *   fpga_aoco-intel-unknown      an FPGA library: every one of the link
  *                                goes, as a file, into a list that every aoc
- *                                run of the link gets (-library-list=).
+ *                                run of the link gets (-library-list=);
+ *   fpga_dep                     dependency information (-fintelfpga): every
+ *                                one goes, as a file, to every aoc run for
+ *                                hardware (-dep-files=a,b), and into an FPGA
+ *                                archive with its object.
  * An AOCX or AOCR names its kernels in the string "sycl-kernels" (space
  * separated) and may carry its module's property sets in "sycl-props"
  * (dl_props_read_text's form): what fatlink --fpga-link-type writes. Without
@@ -22,7 +26,7 @@
 
 #define LW_AOC "aoc"
 
-enum fpga_kind { FPGA_AOCX, FPGA_AOCR, FPGA_AOCO };
+enum fpga_kind { FPGA_AOCX, FPGA_AOCR, FPGA_AOCO, FPGA_DEP };
 
 static const struct {
   const char *triple;
@@ -32,6 +36,7 @@ static const struct {
     {"fpga_aocr_emu-intel-unknown", FPGA_AOCX},
     {"fpga_aocr-intel-unknown", FPGA_AOCR},
     {"fpga_aoco-intel-unknown", FPGA_AOCO},
+    {"fpga_dep", FPGA_DEP},
 };
 
 static int kind_of(const char *triple, enum fpga_kind *k) {
@@ -91,7 +96,47 @@ static int load_meta(struct fpga_image *f, struct lw_diag *d) {
   return 0;
 }
 
-/* ---- the AOCO list ------------------------------------------------------- */
+/* ---- the AOCO list and the dependency files --------------------------------- */
+
+/* Writes every image of the plan's `kind` targets to a file, their paths
+ * into `list`, each followed by `sep`. */
+static int write_all(struct lw_plan *p, enum fpga_kind kind,
+                     const char *stage, const char *ext, char sep,
+                     struct lw_buf *list, struct lw_diag *d) {
+  int rc = 0;
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    enum fpga_kind k;
+    if (p->t[i].planner != &lw_fpga_planner ||
+        !kind_of(p->t[i].triple, &k) || k != kind)
+      continue;
+    for (size_t n = 0; !rc && n < p->t[i].nimgs; n++) {
+      const struct ex_image *img = p->t[i].imgs[n];
+      struct lw_tmp *f = NULL;
+      rc = lw_tmp_create(stage, ext, &f, d);
+      if (!rc && !p->o->dry_run)
+        rc = lw_write_file(lw_tmp_path(f), img->data, img->size, d);
+      if (!rc && (lw_buf_append(list, lw_tmp_path(f),
+                                strlen(lw_tmp_path(f))) ||
+                  lw_buf_append(list, &sep, 1)))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  return rc;
+}
+
+int lw__fpga_dep_files(struct lw_plan *p, const char **files,
+                       struct lw_diag *d) {
+  if (!p->deps_listed) {
+    p->deps_listed = 1;
+    int rc = write_all(p, FPGA_DEP, "fpga-dep", "d", ',', &p->dep_files, d);
+    if (!rc && p->dep_files.len)
+      p->dep_files.data[p->dep_files.len - 1] = 0; /* the last ',' */
+    if (rc)
+      return rc;
+  }
+  *files = p->dep_files.len ? (const char *)p->dep_files.data : NULL;
+  return 0;
+}
 
 int lw__fpga_library_list(struct lw_plan *p, const char **path,
                           struct lw_diag *d) {
@@ -100,24 +145,7 @@ int lw__fpga_library_list(struct lw_plan *p, const char **path,
     return 0;
   p->aoco_listed = 1;
   struct lw_buf list = {0};
-  int rc = 0;
-  for (size_t i = 0; !rc && i < p->n; i++) {
-    enum fpga_kind k;
-    if (p->t[i].planner->kind != EX_OFK_SYCL ||
-        !kind_of(p->t[i].triple, &k) || k != FPGA_AOCO)
-      continue;
-    for (size_t n = 0; !rc && n < p->t[i].nimgs; n++) {
-      const struct ex_image *img = p->t[i].imgs[n];
-      struct lw_tmp *f = NULL;
-      rc = lw_tmp_create("fpga-library", "aoco", &f, d);
-      if (!rc && !p->o->dry_run)
-        rc = lw_write_file(lw_tmp_path(f), img->data, img->size, d);
-      if (!rc && (lw_buf_append(&list, lw_tmp_path(f),
-                                strlen(lw_tmp_path(f))) ||
-                  lw_buf_append(&list, "\n", 1)))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-    }
-  }
+  int rc = write_all(p, FPGA_AOCO, "fpga-library", "aoco", '\n', &list, d);
   if (!rc && list.len) {
     rc = lw_tmp_create("fpga-libraries", "txt", &p->aoco_list, d);
     if (!rc && !p->o->dry_run)
@@ -141,8 +169,10 @@ static int aocr_prepare(struct lw_graph *g, struct lw_job *j,
                          f->img->origin);
   if (!j->what)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  const char *libs = NULL;
+  const char *libs = NULL, *deps = NULL;
   int rc = lw__fpga_library_list(p, &libs, d);
+  if (!rc && aot_fpga_for_hardware(&o->fpga_tool_args))
+    rc = lw__fpga_dep_files(p, &deps, d);
   if (!rc)
     rc = lw_tmp_create("fpga-early", "aocr", &f->in, d);
   if (!rc && !o->dry_run)
@@ -153,7 +183,7 @@ static int aocr_prepare(struct lw_graph *g, struct lw_job *j,
     return rc;
   char *report = aot_aoc_report_folder(o->output, f->index, f->t->nimgs);
   struct aot_aoc req = {LW_AOC,       lw_tmp_path(f->in), lw_tmp_path(f->out),
-                        &o->fpga_tool_args, 0, libs, NULL, report};
+                        &o->fpga_tool_args, 0, libs, deps, report};
   rc = report ? aot_aoc_argv(&req, &j->argv) : LW_ENOMEM;
   free(report);
   return rc ? lw_error(d, LW_ENOMEM, "out of memory") : 0;
@@ -185,7 +215,7 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   *out = NULL;
   enum fpga_kind k = FPGA_AOCO;
   kind_of(t->triple, &k);
-  if (k == FPGA_AOCO)
+  if (k == FPGA_AOCO || k == FPGA_DEP)
     return 0; /* read by the aoc runs */
   if (k == FPGA_AOCR && !t->plan->o->dry_run && !lw_on_path(LW_AOC))
     return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
@@ -416,7 +446,9 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
   int rc = 0;
   for (size_t i = 0; !rc && i < p->n; i++) {
     const struct target *t = &p->t[i];
-    if (t->planner == &lw_fpga_planner && t->nimgs)
+    enum fpga_kind fk = FPGA_AOCX;
+    if (t->planner == &lw_fpga_planner && t->nimgs &&
+        !(kind_of(t->triple, &fk) && fk == FPGA_DEP))
       rc = lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
                          "an FPGA archive link of FPGA binaries (triple "
                          "'%s') is not supported yet",
@@ -464,6 +496,24 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
       const char *id = t->split.g[m].id;
       struct member *mb = member_of(a, id, strcspn(id, "|"));
       if (pack(t, m, k, tr, &mb->blob))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
+  /* Dependency files travel with their objects. */
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    const struct target *t = &p->t[i];
+    enum fpga_kind fk;
+    if (t->planner != &lw_fpga_planner || !kind_of(t->triple, &fk) ||
+        fk != FPGA_DEP)
+      continue;
+    for (size_t k = 0; !rc && k < t->nimgs; k++) {
+      const struct ex_image *img = t->imgs[k];
+      struct ex_string strs[] = {{"arch", "", 0},
+                                 {"triple", "fpga_dep", 8}};
+      struct ex_write_image wi = {EX_IMG_NONE, EX_OFK_SYCL, 0, strs, 2,
+                                  img->data, img->size};
+      struct member *mb = member_of(a, img->origin, strlen(img->origin));
+      if (ex_write_offload_binary(&wi, &mb->blob, NULL))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
