@@ -36,6 +36,10 @@ struct lw_graph {
   int llvm_running; /* in-process jobs using LLVM: no fork meanwhile */
   struct lw_diag diag;
   uint64_t t0;
+  /* Long tools (lw_job_kind.long_running) and the status line. */
+  size_t njobs, ndone;
+  int nlong, tty, status_ready;
+  uv_timer_t status;
 };
 
 struct proc {
@@ -74,6 +78,7 @@ int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out) {
   g->all_tail = &g->all;
   g->ready_tail = &g->ready;
   g->t0 = uv_hrtime();
+  g->tty = isatty(fileno(g->opt.log));
   if (!g->opt.dry_run) {
     /* The pool must be able to run as many in-process jobs as we allow. */
     if (!getenv("UV_THREADPOOL_SIZE")) {
@@ -110,6 +115,7 @@ struct lw_job *lw_graph_add(struct lw_graph *g, const struct lw_job_kind *kind,
   j->kind = kind;
   j->data = data;
   j->graph = g;
+  g->njobs++;
   *g->all_tail = j;
   g->all_tail = &j->next_all;
   for (size_t i = 0; i < ndeps; i++)
@@ -186,7 +192,73 @@ static void kill_tools(struct lw_graph *g) {
     }
 }
 
+/* ---- long tools ---------------------------------------------------------- */
+
+static void elapsed(double us, char *buf, size_t n) {
+  unsigned s = (unsigned)(us / 1e6);
+  snprintf(buf, n, "%u:%02u:%02u", s / 3600, s / 60 % 60, s % 60);
+}
+
+static const char *long_what(const struct lw_job *j) {
+  return j->what ? j->what : j->kind->name;
+}
+
+/* The status line: jobs done of all, the long tools running, time. */
+static void status_cb(uv_timer_t *t) {
+  struct lw_graph *g = t->data;
+  const struct lw_job *first = NULL;
+  for (const struct lw_job *j = g->all; j && !first; j = j->next_all)
+    if (j->long_started)
+      first = j;
+  char time[32];
+  elapsed(now_us(g), time, sizeof time);
+  fprintf(g->opt.log, "\rfatlink: %zu/%zu jobs done, %d running: %.60s%s [%s]\033[K",
+          g->ndone, g->njobs, g->running, first ? long_what(first) : "",
+          g->nlong > 1 ? " ..." : "", time);
+  fflush(g->opt.log);
+}
+
+static void long_begin(struct lw_graph *g, struct lw_job *j) {
+  j->long_started = 1;
+  g->nlong++;
+  if (!g->tty) {
+    fprintf(g->opt.log, "fatlink: started: %s\n", long_what(j));
+    fflush(g->opt.log);
+    return;
+  }
+  if (!g->status_ready) {
+    uv_timer_init(&g->loop, &g->status);
+    g->status.data = g;
+    g->status_ready = 1;
+  }
+  if (g->nlong == 1)
+    uv_timer_start(&g->status, status_cb, 0, 1000);
+}
+
+/* A failure is told by the error itself. */
+static void long_end(struct lw_graph *g, struct lw_job *j, int ok) {
+  if (!j->long_started)
+    return;
+  j->long_started = 0;
+  g->nlong--;
+  if (g->tty) {
+    if (g->nlong == 0) {
+      uv_timer_stop(&g->status);
+      fprintf(g->opt.log, "\r\033[K");
+      fflush(g->opt.log);
+    }
+    return;
+  }
+  char time[32];
+  elapsed(now_us(g) - j->start_us, time, sizeof time);
+  if (ok)
+    fprintf(g->opt.log, "fatlink: finished: %s after %s\n", long_what(j),
+            time);
+  fflush(g->opt.log);
+}
+
 static void fail(struct lw_graph *g, struct lw_job *j, int rc) {
+  long_end(g, j, 0);
   j->state = FAILED;
   if (!g->failed) {
     g->failed = 1;
@@ -203,6 +275,8 @@ static void fail(struct lw_graph *g, struct lw_job *j, int rc) {
 /* Called on the loop thread when a job's work (or tool) ended with `rc`. */
 static void finish(struct lw_graph *g, struct lw_job *j, int rc) {
   j->end_us = now_us(g);
+  long_end(g, j, rc == 0);
+  g->ndone++;
   if (!rc && j->kind->done && !g->failed)
     rc = j->kind->done(g, j, &j->diag);
   if (rc) {
@@ -536,6 +610,8 @@ static void start(struct lw_graph *g, struct lw_job *j) {
     lw_tmp_signals_restore(&old);
   } else if (j->argv.n) {
     spawn(g, j);
+    if (j->kind->long_running && j->state == RUNNING)
+      long_begin(g, j);
   } else {
     g->running--;
     finish(g, j, 0);
@@ -613,6 +689,8 @@ void lw_graph_free(struct lw_graph *g) {
     j = next;
   }
   if (g->loop_ready) {
+    if (g->status_ready)
+      uv_close((uv_handle_t *)&g->status, NULL);
     uv_run(&g->loop, UV_RUN_DEFAULT);
     uv_loop_close(&g->loop);
   }

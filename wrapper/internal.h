@@ -174,6 +174,9 @@ struct lw_job_kind {
   /* The forked child failed: may reword `what` before the error names it. */
   void (*fork_failed)(struct lw_job *j);
   int no_llvm;
+  /* A tool that may run for hours (aoc): its start and end are told on
+   * stderr, or, on a terminal, a status line shows how the link goes. */
+  int long_running;
 };
 
 struct lw_job {
@@ -195,6 +198,7 @@ struct lw_job {
   struct lw_graph *graph;
   struct lw_job *next_ready;
   struct lw_job *next_all;
+  int long_started; /* a long_running job counted as running */
   void *runner; /* uv request or process */
   struct lw_diag diag;
 };

@@ -234,7 +234,9 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
       !(p->wrap = lw_graph_add(g, last, p, firsts, nfirst)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(firsts);
-  if (rc || o->fpga_link)
+  if (!rc && o->fpga_link)
+    return lw__fpga_archive_check(p, d);
+  if (rc)
     return rc;
   p->link = lw_graph_add(g, &host_link_kind, p, &p->wrap, p->wrap ? 1 : 0);
   if (!p->link ||

@@ -158,6 +158,9 @@ int lw__fpga_dep_files(struct lw_plan *p, const char **files,
 /* --fpga-link-type: waits for the device jobs as wrap would, then writes
  * the archive instead of the wrapper object and host link. */
 extern const struct lw_job_kind lw__fpga_archive_kind;
+
+/* Before any job runs: can the targets go into an FPGA archive? */
+int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d);
 /* Frees the device configuration the plan loaded. */
 void lw__aot_free_plan(struct lw_plan *p);
 

@@ -413,6 +413,11 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
 static const struct lw_job_kind aot_tool_kind = {
     .name = "aot", .prepare = aot_prepare, .done = aot_done, .free_data = free};
 
+/* aoc runs for hours on hardware builds. */
+static const struct lw_job_kind aot_aoc_kind = {
+    .name = "aoc", .prepare = aot_prepare, .done = aot_done, .free_data = free,
+    .long_running = 1};
+
 /* In process: libocloc and the OpenCL runtime bring their own compilers,
  * not fatlink's LLVM. */
 static const struct lw_job_kind aot_inproc_kind = {
@@ -451,7 +456,9 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
       return lw_error(d, LW_ENOMEM, "out of memory");
     *a = (struct aot_job){m, k};
     struct lw_job *aj =
-        lw_graph_add(g, out->in_process ? &aot_inproc_kind : &aot_tool_kind,
+        lw_graph_add(g, out->aoc          ? &aot_aoc_kind
+                        : out->in_process ? &aot_inproc_kind
+                                          : &aot_tool_kind,
                      a, NULL, 0);
     if (!aj) {
       free(a);

@@ -202,7 +202,8 @@ static int aocr_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
 }
 
 static const struct lw_job_kind aocr_kind = {
-    .name = "aoc", .prepare = aocr_prepare, .done = aocr_done};
+    .name = "aoc", .prepare = aocr_prepare, .done = aocr_done,
+    .long_running = 1};
 
 /* Waits for the target's aoc jobs: wrap, made after the first jobs, waits
  * for it. */
@@ -435,7 +436,53 @@ static int add_member(struct archive *a, struct lw_plan *p, const char *in) {
   return 0;
 }
 
-/* Every device job is done: one member job per fat object, then ar. */
+/* The out of a SYCL target that makes FPGA binaries, or t->nouts. */
+static size_t fpga_out(const struct target *t) {
+  for (size_t u = 0; u < t->nouts; u++)
+    if (t->outs[u].kind == AOT_FPGA)
+      return u;
+  return t->nouts;
+}
+
+/* Is `t` a SYCL target whose modules go into the archive? */
+static int archived(const struct target *t) {
+  return t->kind == EX_OFK_SYCL && t->planner != &lw_fpga_planner;
+}
+
+int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d) {
+  size_t objects = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    const struct target *t = &p->t[i];
+    enum fpga_kind fk = FPGA_AOCX;
+    if (t->planner == &lw_fpga_planner && t->nimgs &&
+        !(kind_of(t->triple, &fk) && fk == FPGA_DEP))
+      return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
+                           "an FPGA archive link of FPGA binaries (triple "
+                           "'%s') is not supported yet",
+                           t->triple);
+    if (!archived(t))
+      continue;
+    if (fpga_out(t) == t->nouts)
+      return lw_error(d, LW_EINVAL, "--fpga-link-type needs the spir64_fpga "
+                                    "target (--sycl-targets=spir64_fpga) for "
+                                    "'%s'",
+                      t->triple);
+    for (size_t k = 0; k < t->nimgs; k++, objects++)
+      if (strchr(t->imgs[k]->origin, '('))
+        return lw_error_path(d, LW_ENOTSUP, t->imgs[k]->origin,
+                             "an FPGA archive link takes objects, not "
+                             "archive members");
+  }
+  if (!objects)
+    return lw_error(d, LW_EINVAL,
+                    "--fpga-link-type=%s: no object with SYCL device code to "
+                    "archive",
+                    p->o->fpga_link == LW_FPGA_EARLY ? "early" : "image");
+  return 0;
+}
+
+/* Every device job is done (lw__fpga_archive_check passed): one member job
+ * per fat object, then ar. */
 static int archive_done(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
   struct lw_plan *p = j->data;
@@ -444,49 +491,18 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
   if (!a)
     return lw_error(d, LW_ENOMEM, "out of memory");
   int rc = 0;
-  for (size_t i = 0; !rc && i < p->n; i++) {
-    const struct target *t = &p->t[i];
-    enum fpga_kind fk = FPGA_AOCX;
-    if (t->planner == &lw_fpga_planner && t->nimgs &&
-        !(kind_of(t->triple, &fk) && fk == FPGA_DEP))
-      rc = lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
-                         "an FPGA archive link of FPGA binaries (triple "
-                         "'%s') is not supported yet",
-                         t->triple);
-    if (rc || t->kind != EX_OFK_SYCL || t->planner->claims)
-      continue;
-    for (size_t k = 0; !rc && k < t->nimgs; k++) {
-      const char *origin = t->imgs[k]->origin;
-      if (strchr(origin, '('))
-        rc = lw_error_path(d, LW_ENOTSUP, origin,
-                           "an FPGA archive link takes objects, not archive "
-                           "members");
-      else if (add_member(a, p, origin))
+  for (size_t i = 0; !rc && i < p->n; i++)
+    for (size_t k = 0; !rc && archived(&p->t[i]) && k < p->t[i].nimgs; k++)
+      if (add_member(a, p, p->t[i].imgs[k]->origin))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
-    }
-  }
-  if (!rc && !a->n)
-    rc = lw_error(d, LW_EINVAL, "--fpga-link-type=%s: no object with SYCL "
-                                "device code to archive",
-                  o->fpga_link == LW_FPGA_EARLY ? "early" : "image");
   const char *triple = o->fpga_link == LW_FPGA_IMAGE
                            ? "fpga_aocx-intel-unknown"
                            : "fpga_aocr-intel-unknown";
   for (size_t i = 0; !rc && i < p->n; i++) {
     const struct target *t = &p->t[i];
-    if (t->kind != EX_OFK_SYCL || t->planner->claims)
+    if (!archived(t))
       continue;
-    size_t k = t->nouts;
-    for (size_t u = 0; u < t->nouts; u++)
-      if (t->outs[u].kind == AOT_FPGA)
-        k = u;
-    if (k == t->nouts) {
-      rc = lw_error(d, LW_EINVAL, "--fpga-link-type needs the spir64_fpga "
-                                  "target (--sycl-targets=spir64_fpga) for "
-                                  "'%s'",
-                    t->triple);
-      break;
-    }
+    size_t k = fpga_out(t);
     const char *tr = o->fpga_link == LW_FPGA_EARLY && !t->outs[k].aoc
                          ? "fpga_aocr_emu-intel-unknown"
                          : triple;

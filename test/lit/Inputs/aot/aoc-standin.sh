@@ -6,7 +6,10 @@
 # an AOCR this stand-in wrote, every library in LIST an AOCO and every
 # dependency file present, and writes a recognisable AOCX (or, with -rtl,
 # AOCR) naming what it was given; the report folder gets a report.txt.
-# AOC_STANDIN=fail|hang|crash|nothing misbehaves as asked.
+# AOC_STANDIN=fail|hang|crash|nothing misbehaves as asked; slow takes a
+# second. Hanging with FATLINK_TEST_MARK set, it starts a child of its own
+# (as aoc starts compilers) and writes the child's pid there
+# (Inputs/interrupt.py).
 err() { echo "aoc-standin: error: $*" >&2; exit 2; }
 [ "$1" = "-o" ] && [ -n "$2" ] && [ -n "$3" ] || err "want -o OUT IN first"
 out=$2 in=$3
@@ -48,7 +51,10 @@ else
 fi
 case $AOC_STANDIN in
   fail) echo "aoc-standin: Compiler Error: the design does not fit" >&2; exit 1 ;;
-  hang) sleep 60 ;;
+  hang) if [ -n "$FATLINK_TEST_MARK" ]; then
+          sleep 60 & echo $! > "$FATLINK_TEST_MARK"; wait
+        else sleep 60; fi ;;
+  slow) sleep 1 ;;
   crash) echo "aoc-standin: internal error" >&2; kill -SEGV $$ ;;
   nothing) exit 0 ;;
 esac
