@@ -101,9 +101,6 @@ static const struct lw_job_kind host_link_kind = {
  * code is already linked and registered, so the embedded device code goes
  * and its offload entries move to a section of its own (named by a hash of
  * the output, so two such objects do not mix), as upstream does. */
-#ifndef LW_OBJCOPY
-#define LW_OBJCOPY "llvm-objcopy"
-#endif
 
 static int relocate_prepare(struct lw_graph *g, struct lw_job *j,
                             struct lw_diag *d) {

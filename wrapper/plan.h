@@ -1,7 +1,7 @@
 /* plan.h - private to the plan files (plan.c: targets, wrap, host link;
- * plan_sycl.c and plan_openmp.c: the device chains, through a planner each;
- * plan_aot.c: what SYCL modules become): the plan, its device targets and
- * what each offload kind's planner supplies. */
+ * plan_sycl.c, plan_openmp.c and plan_fpga.c: the device chains, through a
+ * planner each; plan_aot.c: what SYCL modules become): the plan, its device
+ * targets and what each offload kind's planner supplies. */
 #ifndef LW_PLAN_H
 #define LW_PLAN_H
 
@@ -11,6 +11,13 @@
 #include "dl.h"
 #include "ex.h"
 #include "wrp.h"
+
+/* Tools the plan runs: aoc from PATH, LLVM's llvm-objcopy (the build names
+ * it). */
+#define LW_AOC "aoc"
+#ifndef LW_OBJCOPY
+#define LW_OBJCOPY "llvm-objcopy"
+#endif
 
 struct target;
 struct sycl_pool;

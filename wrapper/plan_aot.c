@@ -31,7 +31,6 @@
 /* The AOT tools, found on PATH when spawned. */
 #define LW_OCLOC "ocloc"
 #define LW_OPENCL_AOT "opencl-aot"
-#define LW_AOC "aoc"
 
 /* ---- outs ---------------------------------------------------------------- */
 

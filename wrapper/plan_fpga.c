@@ -24,8 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LW_AOC "aoc"
-
 enum fpga_kind { FPGA_AOCX, FPGA_AOCR, FPGA_AOCO, FPGA_DEP };
 
 static const struct {
@@ -289,9 +287,6 @@ const struct lw_planner lw_fpga_planner = {
 
 /* ---- --fpga-link-type: an archive instead of the host link ----------------- */
 
-#ifndef LW_OBJCOPY
-#define LW_OBJCOPY "llvm-objcopy"
-#endif
 #ifndef LW_AR
 #define LW_AR "llvm-ar"
 #endif
