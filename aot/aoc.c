@@ -35,20 +35,18 @@ int aot_aoc_argv(const struct aot_aoc *a, struct lw_strvec *argv) {
   char *deps = a->dep_files && a->dep_files[0]
                    ? lw_xasprintf("-dep-files=%s", a->dep_files)
                    : NULL;
-  char *report = a->report ? lw_xasprintf("-output-report-folder=%s",
-                                          a->report)
-                           : NULL;
-  int rc = (a->library_list && !list) || (a->dep_files && a->dep_files[0] &&
-                                          !deps) ||
-           (a->report && !report) || lw_strvec_push(argv, a->tool) ||
-           lw_strvec_push(argv, "-o") || lw_strvec_push(argv, a->out) ||
-           lw_strvec_push(argv, a->in) ||
-           (list && lw_strvec_push(argv, list)) ||
-           lw_strvec_push(argv, "-sycl") ||
-           (a->rtl && lw_strvec_push(argv, "-rtl")) ||
-           (deps && lw_strvec_push(argv, deps)) ||
-           (report && lw_strvec_push(argv, report)) ||
-           lw_strvec_extend_from(argv, a->args);
+  char *report =
+      a->report ? lw_xasprintf("-output-report-folder=%s", a->report) : NULL;
+  int rc =
+      (a->library_list && !list) ||
+      (a->dep_files && a->dep_files[0] && !deps) || (a->report && !report) ||
+      lw_strvec_push(argv, a->tool) || lw_strvec_push(argv, "-o") ||
+      lw_strvec_push(argv, a->out) || lw_strvec_push(argv, a->in) ||
+      (list && lw_strvec_push(argv, list)) || lw_strvec_push(argv, "-sycl") ||
+      (a->rtl && lw_strvec_push(argv, "-rtl")) ||
+      (deps && lw_strvec_push(argv, deps)) ||
+      (report && lw_strvec_push(argv, report)) ||
+      lw_strvec_extend_from(argv, a->args);
   free(list);
   free(deps);
   free(report);

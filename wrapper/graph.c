@@ -212,7 +212,8 @@ static void status_cb(uv_timer_t *t) {
       first = j;
   char time[32];
   elapsed(now_us(g), time, sizeof time);
-  fprintf(g->opt.log, "\rfatlink: %zu/%zu jobs done, %d running: %.60s%s [%s]\033[K",
+  fprintf(g->opt.log,
+          "\rfatlink: %zu/%zu jobs done, %d running: %.60s%s [%s]\033[K",
           g->ndone, g->njobs, g->running, first ? long_what(first) : "",
           g->nlong > 1 ? " ..." : "", time);
   fflush(g->opt.log);

@@ -94,18 +94,19 @@ static int load_meta(struct fpga_image *f, struct lw_diag *d) {
   return 0;
 }
 
-/* ---- the AOCO list and the dependency files --------------------------------- */
+/* ---- the AOCO list and the dependency files ---------------------------------
+ */
 
 /* Writes every image of the plan's `kind` targets to a file, their paths
  * into `list`, each followed by `sep`. */
-static int write_all(struct lw_plan *p, enum fpga_kind kind,
-                     const char *stage, const char *ext, char sep,
-                     struct lw_buf *list, struct lw_diag *d) {
+static int write_all(struct lw_plan *p, enum fpga_kind kind, const char *stage,
+                     const char *ext, char sep, struct lw_buf *list,
+                     struct lw_diag *d) {
   int rc = 0;
   for (size_t i = 0; !rc && i < p->n; i++) {
     enum fpga_kind k;
-    if (p->t[i].planner != &lw_fpga_planner ||
-        !kind_of(p->t[i].triple, &k) || k != kind)
+    if (p->t[i].planner != &lw_fpga_planner || !kind_of(p->t[i].triple, &k) ||
+        k != kind)
       continue;
     for (size_t n = 0; !rc && n < p->t[i].nimgs; n++) {
       const struct ex_image *img = p->t[i].imgs[n];
@@ -113,8 +114,7 @@ static int write_all(struct lw_plan *p, enum fpga_kind kind,
       rc = lw_tmp_create(stage, ext, &f, d);
       if (!rc && !p->o->dry_run)
         rc = lw_write_file(lw_tmp_path(f), img->data, img->size, d);
-      if (!rc && (lw_buf_append(list, lw_tmp_path(f),
-                                strlen(lw_tmp_path(f))) ||
+      if (!rc && (lw_buf_append(list, lw_tmp_path(f), strlen(lw_tmp_path(f))) ||
                   lw_buf_append(list, &sep, 1)))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
@@ -155,7 +155,8 @@ int lw__fpga_library_list(struct lw_plan *p, const char **path,
   return rc;
 }
 
-/* ---- aoc: an AOCR into an AOCX --------------------------------------------- */
+/* ---- aoc: an AOCR into an AOCX ---------------------------------------------
+ */
 
 static int aocr_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
@@ -163,8 +164,8 @@ static int aocr_prepare(struct lw_graph *g, struct lw_job *j,
   struct fpga_image *f = j->data;
   struct lw_plan *p = f->t->plan;
   const struct lw_options *o = p->o;
-  j->what = lw_xasprintf("aoc for the early FPGA image from %s",
-                         f->img->origin);
+  j->what =
+      lw_xasprintf("aoc for the early FPGA image from %s", f->img->origin);
   if (!j->what)
     return lw_error(d, LW_ENOMEM, "out of memory");
   const char *libs = NULL, *deps = NULL;
@@ -180,8 +181,14 @@ static int aocr_prepare(struct lw_graph *g, struct lw_job *j,
   if (rc)
     return rc;
   char *report = aot_aoc_report_folder(o->output, f->index, f->t->nimgs);
-  struct aot_aoc req = {LW_AOC,       lw_tmp_path(f->in), lw_tmp_path(f->out),
-                        &o->fpga_tool_args, 0, libs, deps, report};
+  struct aot_aoc req = {LW_AOC,
+                        lw_tmp_path(f->in),
+                        lw_tmp_path(f->out),
+                        &o->fpga_tool_args,
+                        0,
+                        libs,
+                        deps,
+                        report};
   rc = report ? aot_aoc_argv(&req, &j->argv) : LW_ENOMEM;
   free(report);
   return rc ? lw_error(d, LW_ENOMEM, "out of memory") : 0;
@@ -199,15 +206,17 @@ static int aocr_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   return rc;
 }
 
-static const struct lw_job_kind aocr_kind = {
-    .name = "aoc", .prepare = aocr_prepare, .done = aocr_done,
-    .long_running = 1};
+static const struct lw_job_kind aocr_kind = {.name = "aoc",
+                                             .prepare = aocr_prepare,
+                                             .done = aocr_done,
+                                             .long_running = 1};
 
 /* Waits for the target's aoc jobs: wrap, made after the first jobs, waits
  * for it. */
 static const struct lw_job_kind gather_kind = {.name = "fpga-images"};
 
-/* ---- the planner ----------------------------------------------------------- */
+/* ---- the planner -----------------------------------------------------------
+ */
 
 static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
@@ -255,8 +264,7 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
     if (!dl_props_find(&f->props, "SYCL/device requirements",
                        "compile_target")) {
       if (dl_props_with_bytes(&f->props, "SYCL/device requirements",
-                              "compile_target", target, strlen(target),
-                              &props))
+                              "compile_target", target, strlen(target), &props))
         return lw_error(d, LW_ENOMEM, "out of memory");
       dl_props_free(&f->props);
       f->props = props;
@@ -264,8 +272,8 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
     if (lw_grow(&p->sycl, p->nsycl, &p->capsycl, sizeof *p->sycl, 16))
       return lw_error(d, LW_ENOMEM, "out of memory");
     p->sycl[p->nsycl++] = (struct wrp_sycl_image){
-        data,         size, target, WRP_FMT_NATIVE, "", "", &f->kernels,
-        f->props.s,   f->props.n};
+        data, size,        target,     WRP_FMT_NATIVE, "",
+        "",   &f->kernels, f->props.s, f->props.n};
   }
   return 0;
 }
@@ -281,11 +289,15 @@ static void free_target(struct target *t) {
   t->nfpga = 0;
 }
 
-const struct lw_planner lw_fpga_planner = {
-    .kind = EX_OFK_SYCL, .claims = claims, .unsupported = unsupported,
-    .first_job = first_job, .images = images, .free = free_target};
+const struct lw_planner lw_fpga_planner = {.kind = EX_OFK_SYCL,
+                                           .claims = claims,
+                                           .unsupported = unsupported,
+                                           .first_job = first_job,
+                                           .images = images,
+                                           .free = free_target};
 
-/* ---- --fpga-link-type: an archive instead of the host link ----------------- */
+/* ---- --fpga-link-type: an archive instead of the host link -----------------
+ */
 
 #ifndef LW_AR
 #define LW_AR "llvm-ar"
@@ -326,8 +338,7 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
   if (!rc && m->blob.len &&
       !(rc = lw_tmp_create("fpga-offload", "bin", &m->blob_file, d)) &&
       !m->p->o->dry_run)
-    rc = lw_write_file(lw_tmp_path(m->blob_file), m->blob.data, m->blob.len,
-                       d);
+    rc = lw_write_file(lw_tmp_path(m->blob_file), m->blob.data, m->blob.len, d);
   if (rc)
     return rc;
   if (lw_strvec_push(&j->argv, LW_OBJCOPY) ||
@@ -348,8 +359,7 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
 static const struct lw_job_kind member_kind = {.name = "fpga-member",
                                                .prepare = member_prepare};
 
-static int ar_prepare(struct lw_graph *g, struct lw_job *j,
-                      struct lw_diag *d) {
+static int ar_prepare(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   (void)g;
   struct archive *a = j->data;
   struct lw_plan *p = a->m[0].p;
@@ -398,10 +408,9 @@ static int pack(const struct target *t, size_t i, size_t k, const char *triple,
         {"sycl-kernels", kernels, strlen(kernels)},
         {"sycl-props", (char *)props.data, props.len - 1},
         {"triple", (char *)triple, strlen(triple)}};
-    struct ex_write_image wi = {EX_IMG_OBJECT,      EX_OFK_SYCL,
-                                0,                  strs,
-                                LW_ARRAY_SIZE(strs), m->aot[k].image.data,
-                                m->aot[k].image.len};
+    struct ex_write_image wi = {
+        EX_IMG_OBJECT,        EX_OFK_SYCL,        0, strs, LW_ARRAY_SIZE(strs),
+        m->aot[k].image.data, m->aot[k].image.len};
     rc = ex_write_offload_binary(&wi, out, NULL);
   }
   free(kernels);
@@ -458,9 +467,10 @@ int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d) {
     if (!archived(t))
       continue;
     if (fpga_out(t) == t->nouts)
-      return lw_error(d, LW_EINVAL, "--fpga-link-type needs the spir64_fpga "
-                                    "target (--sycl-targets=spir64_fpga) for "
-                                    "'%s'",
+      return lw_error(d, LW_EINVAL,
+                      "--fpga-link-type needs the spir64_fpga "
+                      "target (--sycl-targets=spir64_fpga) for "
+                      "'%s'",
                       t->triple);
     for (size_t k = 0; k < t->nimgs; k++, objects++)
       if (strchr(t->imgs[k]->origin, '('))
@@ -519,10 +529,9 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
       continue;
     for (size_t k = 0; !rc && k < t->nimgs; k++) {
       const struct ex_image *img = t->imgs[k];
-      struct ex_string strs[] = {{"arch", "", 0},
-                                 {"triple", "fpga_dep", 8}};
-      struct ex_write_image wi = {EX_IMG_NONE, EX_OFK_SYCL, 0, strs, 2,
-                                  img->data, img->size};
+      struct ex_string strs[] = {{"arch", "", 0}, {"triple", "fpga_dep", 8}};
+      struct ex_write_image wi = {EX_IMG_NONE, EX_OFK_SYCL, 0,        strs,
+                                  2,           img->data,   img->size};
       struct member *mb = member_of(a, img->origin, strlen(img->origin));
       if (ex_write_offload_binary(&wi, &mb->blob, NULL))
         rc = lw_error(d, LW_ENOMEM, "out of memory");

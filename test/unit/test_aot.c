@@ -1,9 +1,11 @@
 /* test_aot.c - the aspect filter's rules (seed 001) on hand-made device
- * entries, and the built-in device configuration: lookups, auto-detected
- * ocloc options, aspects by name and number. */
+ * entries, the built-in device configuration: lookups, auto-detected
+ * ocloc options, aspects by name and number; and aoc's command line and
+ * report folder names. */
 #include "check.h"
 #include "aot.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int keeps(const struct aot_device *dev, const struct aot_reqs *r) {
@@ -73,8 +75,41 @@ static void test_config(void) {
   CHECK(strcmp(lw_aspect_name(46), "ext_oneapi_external_memory_import") == 0);
 }
 
+static int report_is(const char *output, size_t i, size_t n,
+                     const char *want) {
+  char *got = aot_aoc_report_folder(output, i, n);
+  int ok = got && strcmp(got, want) == 0;
+  free(got);
+  return ok;
+}
+
+static void test_aoc(void) {
+  /* DPC++'s rule: these extensions are replaced, any other kept. */
+  CHECK(report_is("app", 0, 1, "app.prj"));
+  CHECK(report_is("dir.x/app.exe", 0, 1, "dir.x/app.prj"));
+  CHECK(report_is("libfoo.a", 0, 1, "libfoo.prj"));
+  CHECK(report_is("out/file.xxx", 0, 1, "out/file.xxx.prj"));
+  CHECK(report_is("app.out", 2, 3, "app.2.prj"));
+  struct lw_strvec args = {0}, argv = {0};
+  CHECK(lw_strvec_push(&args, "-simulation") == 0);
+  CHECK(aot_fpga_uses_aoc(&args) && !aot_fpga_for_hardware(&args));
+  struct aot_aoc a = {"aoc", "m.aocr", "m.aocx", &args, 1, "libs.txt",
+                      "a.d,@l", "app.prj"};
+  CHECK(aot_aoc_argv(&a, &argv) == 0);
+  const char *want[] = {"aoc",   "-o",   "m.aocx",
+                        "m.aocr", "-library-list=libs.txt",
+                        "-sycl", "-rtl", "-dep-files=a.d,@l",
+                        "-output-report-folder=app.prj", "-simulation"};
+  CHECK(argv.n == sizeof want / sizeof *want);
+  for (size_t i = 0; i < argv.n && i < sizeof want / sizeof *want; i++)
+    CHECK(strcmp(argv.v[i], want[i]) == 0);
+  lw_strvec_free(&args);
+  lw_strvec_free(&argv);
+}
+
 int main(void) {
   test_filter();
   test_config();
+  test_aoc();
   return check_report("aot");
 }
