@@ -99,3 +99,73 @@ static int scan_archive(struct ex_set *set, const unsigned char *buf,
 
 const struct ex__format ex__format_archive = {"archive", match_archive,
                                               scan_archive};
+
+/* ---- one member's bytes ---------------------------------------------------- */
+
+struct thin_find {
+  const char *member;
+  struct lw_buf *out;
+  struct lw_diag *d;
+  int found, rc;
+};
+
+static int find_thin_member(void *ctx, const char *name, char *path,
+                            size_t header) {
+  (void)header;
+  struct thin_find *t = ctx;
+  if (!t->found && strcmp(name, t->member) == 0) {
+    t->found = 1;
+    t->rc = lw_read_file(path, t->out, t->d);
+  }
+  free(path);
+  return 0;
+}
+
+int ex_archive_member(const char *archive, const char *member,
+                      struct lw_buf *out, struct lw_diag *d) {
+  struct lw_buf file = {0};
+  int rc = lw_read_file(archive, &file, d);
+  if (rc)
+    return rc;
+  int found = 0;
+  if (file.len >= 8 && memcmp(file.data, "!<thin>\n", 8) == 0) {
+    struct thin_find t = {member, out, d, 0, 0};
+    rc = ex__thin_members(file.data, file.len, archive, find_thin_member, &t,
+                          d);
+    found = t.found;
+    rc = rc ? rc : t.rc;
+  } else {
+    struct archive *a = archive_read_new();
+    if (!a) {
+      lw_buf_free(&file);
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    }
+    archive_read_support_format_ar(a);
+    struct archive_entry *ent;
+    if (archive_read_open_memory(a, file.data, file.len) != ARCHIVE_OK)
+      rc = lw_error_path(d, LW_EFORMAT, archive, "%s",
+                         archive_error_string(a));
+    while (!rc && !found && archive_read_next_header(a, &ent) == ARCHIVE_OK) {
+      const char *name = archive_entry_pathname(ent);
+      la_int64_t size = archive_entry_size(ent);
+      if (!name || strcmp(name, member) != 0 || size < 0 ||
+          (uint64_t)size > file.len)
+        continue;
+      found = 1;
+      unsigned char *mem = malloc(size ? (size_t)size : 1);
+      if (!mem)
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else if (archive_read_data(a, mem, (size_t)size) != size)
+        rc = lw_error_path(d, LW_EFORMAT, archive, "truncated member '%s'",
+                           member);
+      else if (lw_buf_append(out, mem, (size_t)size))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      free(mem);
+    }
+    archive_read_free(a);
+  }
+  lw_buf_free(&file);
+  if (!rc && !found)
+    rc = lw_error_path(d, LW_EFORMAT, archive, "no member '%s'", member);
+  return rc;
+}

@@ -94,6 +94,11 @@ int ex_parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
                               size_t len, const char *origin,
                               struct lw_diag *d);
 
+/* The bytes of the first member named `member` of the archive at path
+ * `archive` (regular or thin), appended to `out`. */
+int ex_archive_member(const char *archive, const char *member,
+                      struct lw_buf *out, struct lw_diag *d);
+
 /* Releases every image and owned buffer. */
 void ex_set_free(struct ex_set *set);
 

@@ -307,9 +307,9 @@ const struct lw_planner lw_fpga_planner = {.kind = EX_OFK_SYCL,
  * the FPGA binaries of its translation unit's modules. */
 struct member {
   struct lw_plan *p;
-  const char *input;
+  const char *input;  /* an object, or "archive(member)" */
   struct lw_buf blob; /* OffloadBinaries for its .llvm.offloading */
-  struct lw_tmp *blob_file, *dir, *obj;
+  struct lw_tmp *blob_file, *dir, *from, *obj;
 };
 
 struct archive {
@@ -330,11 +330,32 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d) {
   (void)g;
   struct member *m = j->data;
-  /* The member keeps its input's name: a directory of its own holds it. */
-  const char *slash = strrchr(m->input, '/');
-  int rc = lw_tmp_create_dir("fpga-member", &m->dir, d);
+  /* The member keeps its input's name (an archive member's own): a
+   * directory of its own holds it. An archive member is read out first. */
+  const char *open = strrchr(m->input, '(');
+  size_t end = strlen(m->input);
+  char *name = open && end && m->input[end - 1] == ')'
+                   ? strndup(open + 1, end - (size_t)(open - m->input) - 2)
+                   : NULL;
+  char *archive = name ? strndup(m->input, (size_t)(open - m->input)) : NULL;
+  const char *base = name ? name : m->input;
+  if (strrchr(base, '/'))
+    base = strrchr(base, '/') + 1;
+  int rc = open && (!name || !archive)
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : lw_tmp_create_dir("fpga-member", &m->dir, d);
   if (!rc)
-    rc = lw_tmp_create_in(m->dir, slash ? slash + 1 : m->input, &m->obj, d);
+    rc = lw_tmp_create_in(m->dir, base, &m->obj, d);
+  if (!rc && name) {
+    struct lw_buf bytes = {0};
+    rc = lw_tmp_create("fpga-input", "o", &m->from, d);
+    if (!rc && !m->p->o->dry_run &&
+        !(rc = ex_archive_member(archive, name, &bytes, d)))
+      rc = lw_write_file(lw_tmp_path(m->from), bytes.data, bytes.len, d);
+    lw_buf_free(&bytes);
+  }
+  free(name);
+  free(archive);
   if (!rc && m->blob.len &&
       !(rc = lw_tmp_create("fpga-offload", "bin", &m->blob_file, d)) &&
       !m->p->o->dry_run)
@@ -350,7 +371,7 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
                        "--set-section-type=.llvm.offloading=0x6fff4c0b") ||
         lw_strvec_push(&j->argv,
                        "--set-section-flags=.llvm.offloading=exclude"))) ||
-      lw_strvec_push(&j->argv, m->input) ||
+      lw_strvec_push(&j->argv, m->from ? lw_tmp_path(m->from) : m->input) ||
       lw_strvec_push(&j->argv, lw_tmp_path(m->obj)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
@@ -394,13 +415,14 @@ static char *joined(const struct lw_strvec *v) {
   return (char *)b.data;
 }
 
-/* Module i's FPGA binary as an OffloadBinary appended to `out`. */
-static int pack(const struct target *t, size_t i, size_t k, const char *triple,
-                struct lw_buf *out) {
-  const struct sycl_module *m = &t->modules[i];
+/* An FPGA binary with its kernels and property sets, as an OffloadBinary
+ * appended to `out` (what load_meta reads). */
+static int pack_image(const struct lw_strvec *kernel_names,
+                      const struct dl_props *props_of, const struct lw_buf *img,
+                      const char *triple, struct lw_buf *out) {
   struct lw_buf props = {0};
-  char *kernels = joined(&t->split.g[i].kernels);
-  int rc = !kernels || dl_props_write_text(&m->aot[k].props, &props) ||
+  char *kernels = joined(kernel_names);
+  int rc = !kernels || dl_props_write_text(props_of, &props) ||
            lw_buf_append(&props, "", 1);
   if (!rc) {
     struct ex_string strs[] = {
@@ -408,9 +430,8 @@ static int pack(const struct target *t, size_t i, size_t k, const char *triple,
         {"sycl-kernels", kernels, strlen(kernels)},
         {"sycl-props", (char *)props.data, props.len - 1},
         {"triple", (char *)triple, strlen(triple)}};
-    struct ex_write_image wi = {
-        EX_IMG_OBJECT,        EX_OFK_SYCL,        0, strs, LW_ARRAY_SIZE(strs),
-        m->aot[k].image.data, m->aot[k].image.len};
+    struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_SYCL, 0,        strs,
+                                LW_ARRAY_SIZE(strs), img->data, img->len};
     rc = ex_write_offload_binary(&wi, out, NULL);
   }
   free(kernels);
@@ -453,16 +474,28 @@ static int archived(const struct target *t) {
   return t->kind == EX_OFK_SYCL && t->planner != &lw_fpga_planner;
 }
 
+/* FPGA images that an image archive link puts into the archive: AOCXs as
+ * they are, AOCRs finished by aoc. */
+static int reimaged(const struct lw_plan *p, const struct target *t) {
+  enum fpga_kind fk;
+  return p->o->fpga_link == LW_FPGA_IMAGE && t->planner == &lw_fpga_planner &&
+         kind_of(t->triple, &fk) && (fk == FPGA_AOCX || fk == FPGA_AOCR);
+}
+
 int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d) {
   size_t objects = 0;
   for (size_t i = 0; i < p->n; i++) {
     const struct target *t = &p->t[i];
     enum fpga_kind fk = FPGA_AOCX;
+    if (reimaged(p, t)) {
+      objects += t->nimgs;
+      continue;
+    }
     if (t->planner == &lw_fpga_planner && t->nimgs &&
-        !(kind_of(t->triple, &fk) && fk == FPGA_DEP))
+        !(kind_of(t->triple, &fk) && (fk == FPGA_DEP || fk == FPGA_AOCO)))
       return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
-                           "an FPGA archive link of FPGA binaries (triple "
-                           "'%s') is not supported yet",
+                           "an early FPGA archive link of FPGA binaries "
+                           "(triple '%s') is not supported",
                            t->triple);
     if (!archived(t))
       continue;
@@ -497,9 +530,24 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
     return lw_error(d, LW_ENOMEM, "out of memory");
   int rc = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
-    for (size_t k = 0; !rc && archived(&p->t[i]) && k < p->t[i].nimgs; k++)
+    for (size_t k = 0; !rc && (archived(&p->t[i]) || reimaged(p, &p->t[i])) &&
+                       k < p->t[i].nimgs;
+         k++)
       if (add_member(a, p, p->t[i].imgs[k]->origin))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
+  /* FPGA binaries that came in: each into its own member, as an AOCX. */
+  for (size_t i = 0; !rc && i < p->n; i++) {
+    const struct target *t = &p->t[i];
+    for (size_t k = 0; !rc && reimaged(p, t) && k < t->nfpga; k++) {
+      const struct fpga_image *f = &t->fpga[k];
+      struct lw_buf img = {(unsigned char *)f->img->data, f->img->size, 0};
+      if (pack_image(&f->kernels, &f->props, f->aocx.len ? &f->aocx : &img,
+                     "fpga_aocx-intel-unknown",
+                     &member_of(a, f->img->origin, strlen(f->img->origin))
+                          ->blob))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
+  }
   const char *triple = o->fpga_link == LW_FPGA_IMAGE
                            ? "fpga_aocx-intel-unknown"
                            : "fpga_aocr-intel-unknown";
@@ -516,7 +564,9 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
         continue;
       const char *id = t->split.g[m].id;
       struct member *mb = member_of(a, id, strcspn(id, "|"));
-      if (pack(t, m, k, tr, &mb->blob))
+      const struct aot_image *im = &t->modules[m].aot[k];
+      if (pack_image(&t->split.g[m].kernels, &im->props, &im->image, tr,
+                     &mb->blob))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
