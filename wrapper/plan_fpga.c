@@ -77,6 +77,9 @@ static const char *string_of(const struct ex_image *img, const char *key,
 }
 
 static int load_meta(struct fpga_image *f, struct lw_diag *d) {
+  if (!f->img->size)
+    return lw_error_path(d, LW_EFORMAT, f->img->origin,
+                         "FPGA image (triple '%s') is empty", f->img->triple);
   size_t len = 0;
   const char *k = string_of(f->img, "sycl-kernels", &len);
   if (!k || !len)
