@@ -97,8 +97,7 @@ static int load_meta(struct fpga_image *f, struct lw_diag *d) {
   return 0;
 }
 
-/* ---- the AOCO list and the dependency files ---------------------------------
- */
+/* ---- the AOCO list and the dependency files ------------------------------ */
 
 /* Writes every image of the plan's `kind` targets to a file, their paths
  * into `list`, each followed by `sep`. */
@@ -158,8 +157,7 @@ int lw__fpga_library_list(struct lw_plan *p, const char **path,
   return rc;
 }
 
-/* ---- aoc: an AOCR into an AOCX ---------------------------------------------
- */
+/* ---- aoc: an AOCR into an AOCX ------------------------------------------- */
 
 static int aocr_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
@@ -218,8 +216,7 @@ static const struct lw_job_kind aocr_kind = {.name = "aoc",
  * for it. */
 static const struct lw_job_kind gather_kind = {.name = "fpga-images"};
 
-/* ---- the planner -----------------------------------------------------------
- */
+/* ---- the planner --------------------------------------------------------- */
 
 static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
@@ -299,8 +296,7 @@ const struct lw_planner lw_fpga_planner = {.kind = EX_OFK_SYCL,
                                            .images = images,
                                            .free = free_target};
 
-/* ---- --fpga-link-type: an archive instead of the host link -----------------
- */
+/* ---- --fpga-link-type: an archive instead of the host link --------------- */
 
 #ifndef LW_AR
 #define LW_AR "llvm-ar"
