@@ -10,46 +10,36 @@
  * instead of an AOCX; IN is SPIR-V, or an AOCR being finished. */
 #include "aot.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-int aot_fpga_uses_aoc(const struct lw_strvec *args) {
+static int has(const struct lw_strvec *args, const char *word) {
   for (size_t i = 0; i < args->n; i++)
-    if (strcmp(args->v[i], "-hardware") == 0 ||
-        strcmp(args->v[i], "-simulation") == 0)
+    if (strcmp(args->v[i], word) == 0)
       return 1;
   return 0;
+}
+
+int aot_fpga_uses_aoc(const struct lw_strvec *args) {
+  return has(args, "-hardware") || has(args, "-simulation");
 }
 
 int aot_fpga_for_hardware(const struct lw_strvec *args) {
-  for (size_t i = 0; i < args->n; i++)
-    if (strcmp(args->v[i], "-hardware") == 0)
-      return 1;
-  return 0;
+  return has(args, "-hardware");
 }
 
 int aot_aoc_argv(const struct aot_aoc *a, struct lw_strvec *argv) {
-  char *list = a->library_list
-                   ? lw_xasprintf("-library-list=%s", a->library_list)
-                   : NULL;
-  char *deps = a->dep_files && a->dep_files[0]
-                   ? lw_xasprintf("-dep-files=%s", a->dep_files)
-                   : NULL;
-  char *report =
-      a->report ? lw_xasprintf("-output-report-folder=%s", a->report) : NULL;
   int rc =
-      (a->library_list && !list) ||
-      (a->dep_files && a->dep_files[0] && !deps) || (a->report && !report) ||
       lw_strvec_push(argv, a->tool) || lw_strvec_push(argv, "-o") ||
       lw_strvec_push(argv, a->out) || lw_strvec_push(argv, a->in) ||
-      (list && lw_strvec_push(argv, list)) || lw_strvec_push(argv, "-sycl") ||
+      (a->library_list &&
+       lw_strvec_pushf(argv, "-library-list=%s", a->library_list)) ||
+      lw_strvec_push(argv, "-sycl") ||
       (a->rtl && lw_strvec_push(argv, "-rtl")) ||
-      (deps && lw_strvec_push(argv, deps)) ||
-      (report && lw_strvec_push(argv, report)) ||
+      (a->dep_files && a->dep_files[0] &&
+       lw_strvec_pushf(argv, "-dep-files=%s", a->dep_files)) ||
+      (a->report &&
+       lw_strvec_pushf(argv, "-output-report-folder=%s", a->report)) ||
       lw_strvec_extend_from(argv, a->args);
-  free(list);
-  free(deps);
-  free(report);
   return rc ? LW_ENOMEM : 0;
 }
 

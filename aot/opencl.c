@@ -104,9 +104,8 @@ const char *aot_cl_device_name(enum aot_cl_device which) {
 int aot_cl_argv(enum aot_cl_device which, const struct lw_strvec *args,
                 const char *tool, const char *in, const char *out,
                 struct lw_strvec *argv) {
-  char device[64];
-  snprintf(device, sizeof device, "--device=%s", looks[which].tool_name);
-  return lw_strvec_push(argv, tool) || lw_strvec_push(argv, device) ||
+  return lw_strvec_push(argv, tool) ||
+                 lw_strvec_pushf(argv, "--device=%s", looks[which].tool_name) ||
                  lw_strvec_extend_from(argv, args) ||
                  lw_strvec_push(argv, "-o") || lw_strvec_push(argv, out) ||
                  lw_strvec_push(argv, in)

@@ -417,7 +417,8 @@ static char *joined(const struct lw_strvec *v) {
 /* An FPGA binary with its kernels and property sets, as an OffloadBinary
  * appended to `out` (what load_meta reads). */
 static int pack_image(const struct lw_strvec *kernel_names,
-                      const struct dl_props *props_of, const struct lw_buf *img,
+                      const struct dl_props *props_of,
+                      const unsigned char *data, size_t size,
                       const char *triple, struct lw_buf *out) {
   struct lw_buf props = {0};
   char *kernels = joined(kernel_names);
@@ -430,7 +431,7 @@ static int pack_image(const struct lw_strvec *kernel_names,
         {"sycl-props", (char *)props.data, props.len - 1},
         {"triple", (char *)triple, strlen(triple)}};
     struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_SYCL, 0,        strs,
-                                LW_ARRAY_SIZE(strs), img->data, img->len};
+                                LW_ARRAY_SIZE(strs), data, size};
     rc = ex_write_offload_binary(&wi, out, NULL);
   }
   free(kernels);
@@ -539,8 +540,9 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
     const struct target *t = &p->t[i];
     for (size_t k = 0; !rc && reimaged(p, t) && k < t->nfpga; k++) {
       const struct fpga_image *f = &t->fpga[k];
-      struct lw_buf img = {(unsigned char *)f->img->data, f->img->size, 0};
-      if (pack_image(&f->kernels, &f->props, f->aocx.len ? &f->aocx : &img,
+      if (pack_image(&f->kernels, &f->props,
+                     f->aocx.len ? f->aocx.data : f->img->data,
+                     f->aocx.len ? f->aocx.len : f->img->size,
                      "fpga_aocx-intel-unknown",
                      &member_of(a, f->img->origin, strlen(f->img->origin))
                           ->blob))
@@ -564,8 +566,8 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
       const char *id = t->split.g[m].id;
       struct member *mb = member_of(a, id, strcspn(id, "|"));
       const struct aot_image *im = &t->modules[m].aot[k];
-      if (pack_image(&t->split.g[m].kernels, &im->props, &im->image, tr,
-                     &mb->blob))
+      if (pack_image(&t->split.g[m].kernels, &im->props, im->image.data,
+                     im->image.len, tr, &mb->blob))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
