@@ -14,6 +14,16 @@ struct dl_module {
   int valid;   /* made by the IR linker from verified modules */
 };
 
+/* ---- link.c ------------------------------------------------------------- */
+
+/* A context's first error diagnostic, kept instead of printed (LLVM's
+ * default handler exits on errors): LLVMContextSetDiagnosticHandler(ctx,
+ * dl__capture_diag, &capture). */
+struct dl__diag_capture {
+  char text[512];
+};
+void dl__capture_diag(LLVMDiagnosticInfoRef info, void *capture);
+
 /* ---- callgraph.c: a pointer set and reachability ------------------------ */
 
 struct dl__set {
@@ -50,6 +60,16 @@ int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
               struct dl_props *out, struct lw_diag *d);
+
+/* The known property set `name[0..len)` (a string that outlives every
+ * dl_props), or NULL. */
+const char *dl__set_name(const char *name, size_t len);
+/* Adds property `name` to set `set_name` (dl__set_name's); NULL when out
+ * of memory. */
+struct dl_prop *dl__prop_new(struct dl_props *p, const char *set_name,
+                             const char *name);
+/* Orders sets and properties by name, as DPC++'s registry writes them. */
+void dl__props_sort(struct dl_props *p);
 
 /* ---- spirv_ids.c ---------------------------------------------------------- */
 

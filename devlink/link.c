@@ -14,12 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct diag_capture {
-  char text[512];
-};
-
-static void on_diag(LLVMDiagnosticInfoRef info, void *ctx) {
-  struct diag_capture *c = ctx;
+void dl__capture_diag(LLVMDiagnosticInfoRef info, void *ctx) {
+  struct dl__diag_capture *c = ctx;
   if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || c->text[0])
     return;
   char *s = LLVMGetDiagInfoDescription(info);
@@ -28,7 +24,7 @@ static void on_diag(LLVMDiagnosticInfoRef info, void *ctx) {
 }
 
 static int parse(LLVMContextRef ctx, const struct dl_input *in,
-                 LLVMModuleRef *out, struct diag_capture *cap,
+                 LLVMModuleRef *out, struct dl__diag_capture *cap,
                  struct lw_diag *d) {
   /* Bitcode is read in place; textual IR is copied, as the IR lexer wants
    * a NUL-terminated buffer. */
@@ -107,10 +103,10 @@ static const char *definer(const struct dl_input *inputs, size_t lo,
     if (inputs[k].only_needed)
       continue;
     LLVMContextRef ctx = LLVMContextCreate();
-    struct diag_capture cap = {{0}};
+    struct dl__diag_capture cap = {{0}};
     struct lw_diag scratch = {0};
     LLVMModuleRef m = NULL;
-    LLVMContextSetDiagnosticHandler(ctx, on_diag, &cap);
+    LLVMContextSetDiagnosticHandler(ctx, dl__capture_diag, &cap);
     int found = !parse(ctx, &inputs[k], &m, &cap, &scratch) &&
                 strong(named(m, name, len));
     if (m)
@@ -203,7 +199,7 @@ static void restore_linkage(struct lazy *z) {
  * rounds cost n log n. A module only ever takes later ones, so the first
  * of several link-once definitions still wins, as in a linear link. */
 static int link_user_code(LLVMContextRef ctx, const struct dl_input *inputs,
-                          size_t n, struct diag_capture *cap,
+                          size_t n, struct dl__diag_capture *cap,
                           LLVMModuleRef *out, struct lw_diag *d) {
   LLVMModuleRef *mods = calloc(n ? n : 1, sizeof *mods);
   size_t *at = calloc(n + 1, sizeof *at); /* mods[j] is inputs[at[j]] */
@@ -242,14 +238,14 @@ static int link_user_code(LLVMContextRef ctx, const struct dl_input *inputs,
 
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             struct dl_module **out, struct lw_diag *d) {
-  struct diag_capture cap = {{0}};
+  struct dl__diag_capture cap = {{0}};
   struct dl_module *m = calloc(1, sizeof *m);
   if (!m || !(m->triple = strdup(triple))) {
     free(m);
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   m->ctx = LLVMContextCreate();
-  LLVMContextSetDiagnosticHandler(m->ctx, on_diag, &cap);
+  LLVMContextSetDiagnosticHandler(m->ctx, dl__capture_diag, &cap);
   int rc = link_user_code(m->ctx, inputs, n, &cap, &m->mod, d);
   if (!rc && m->mod)
     LLVMSetTarget(m->mod, triple);

@@ -52,6 +52,7 @@ size_t dl_prop_u32s(const struct dl_prop *pr, uint32_t *out, size_t max) {
 }
 
 static struct dl_propset *set(struct dl_props *p, const char *name) {
+  /* `name` is a string that outlives `p`: a literal, or dl__set_name's. */
   for (size_t i = 0; i < p->n; i++)
     if (strcmp(p->s[i].name, name) == 0)
       return &p->s[i];
@@ -63,7 +64,7 @@ static struct dl_propset *set(struct dl_props *p, const char *name) {
   return s;
 }
 
-static struct dl_prop *prop(struct dl_propset *s, const char *name) {
+static struct dl_prop *add_prop(struct dl_propset *s, const char *name) {
   if (lw_grow(&s->p, s->n, &s->cap, sizeof *s->p, 8))
     return NULL;
   struct dl_prop *pr = &s->p[s->n];
@@ -75,7 +76,7 @@ static struct dl_prop *prop(struct dl_propset *s, const char *name) {
 }
 
 static int u32(struct dl_propset *s, const char *name, uint32_t v) {
-  struct dl_prop *p = prop(s, name);
+  struct dl_prop *p = add_prop(s, name);
   if (!p)
     return LW_ENOMEM;
   p->type = DL_PROP_UINT32;
@@ -86,7 +87,7 @@ static int u32(struct dl_propset *s, const char *name, uint32_t v) {
 /* An array of `n` little-endian integers of `width` bytes. */
 static int array(struct dl_propset *s, const char *name, const int64_t *v,
                  int n, int width) {
-  struct dl_prop *p = prop(s, name);
+  struct dl_prop *p = add_prop(s, name);
   if (!p)
     return LW_ENOMEM;
   p->type = DL_PROP_BYTE_ARRAY;
@@ -110,7 +111,7 @@ static int cmp_set(const void *a, const void *b) {
 
 /* Sets and properties by name, as DPC++'s std::map-based registry writes
  * them. */
-static void sort(struct dl_props *p) {
+void dl__props_sort(struct dl_props *p) {
   qsort(p->s, p->n, sizeof *p->s, cmp_set);
   for (size_t i = 0; i < p->n; i++)
     if (p->s[i].n > 1)
@@ -203,7 +204,7 @@ static int per_function(LLVMModuleRef mod, const struct dl__set *only,
       unsigned nparams = LLVMCountParams(f);
       rc = u32(names, name, 1);
       if (!rc && nparams) {
-        struct dl_prop *p = prop(param, name);
+        struct dl_prop *p = add_prop(param, name);
         unsigned char zeros[64] = {0};
         size_t bytes = (nparams + 7) / 8;
         rc = !p ? LW_ENOMEM
@@ -253,7 +254,7 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");
   }
-  sort(out);
+  dl__props_sort(out);
   return 0;
 }
 
@@ -266,7 +267,7 @@ int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
     struct dl_propset *s = set(out, src->s[i].name);
     for (size_t k = 0; !rc && k < src->s[i].n; k++) {
       const struct dl_prop *from = &src->s[i].p[k];
-      struct dl_prop *to = prop(s, from->name);
+      struct dl_prop *to = add_prop(s, from->name);
       if (!to) {
         rc = LW_ENOMEM;
         break;
@@ -276,7 +277,7 @@ int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
       rc = lw_buf_append(&to->bytes, from->bytes.data, from->bytes.len);
     }
   }
-  struct dl_prop *p = rc ? NULL : prop(set(out, set_name), name);
+  struct dl_prop *p = rc ? NULL : add_prop(set(out, set_name), name);
   if (p) {
     p->type = DL_PROP_BYTE_ARRAY;
     rc = dl_encode_byte_array(data, size, (uint64_t)size * 8, &p->bytes);
@@ -287,7 +288,7 @@ int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
     dl_props_free(out);
     return rc;
   }
-  sort(out);
+  dl__props_sort(out);
   return 0;
 }
 
@@ -304,10 +305,38 @@ void dl_props_free(struct dl_props *p) {
 
 /* ---- text form ---------------------------------------------------------- */
 
-/* The sets a text may name (set names are not copied). */
+/* Every set the DPC++ runtime knows (llvm/Support/PropertySetIO.h) and
+ * fatlink's kernel names: what a text or a DPC++ descriptor may name. */
 static const char *const known_sets[] = {
-    "SYCL/device requirements", "SYCL/kernel names", "SYCL/kernel param opt",
-    "SYCL/misc properties", "SYCL/program metadata"};
+    "SYCL/assert used",
+    "SYCL/device globals",
+    "SYCL/device requirements",
+    "SYCL/devicelib metadata",
+    "SYCL/devicelib req mask",
+    "SYCL/exported symbols",
+    "SYCL/host pipes",
+    "SYCL/implicit local arg",
+    "SYCL/imported symbols",
+    "SYCL/kernel names",
+    "SYCL/kernel param opt",
+    "SYCL/misc properties",
+    "SYCL/program metadata",
+    "SYCL/registered kernels",
+    "SYCL/specialization constants",
+    "SYCL/specialization constants default values",
+    "SYCL/virtual functions"};
+
+const char *dl__set_name(const char *name, size_t len) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(known_sets); i++)
+    if (strlen(known_sets[i]) == len && memcmp(known_sets[i], name, len) == 0)
+      return known_sets[i];
+  return NULL;
+}
+
+struct dl_prop *dl__prop_new(struct dl_props *p, const char *set_name,
+                             const char *name) {
+  return add_prop(set(p, set_name), name);
+}
 
 int dl_props_write_text(const struct dl_props *p, struct lw_buf *out) {
   static const char hex[] = "0123456789abcdef";
@@ -361,11 +390,9 @@ int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
     if (!n)
       continue;
     if (line[0] == '[') {
-      cur = NULL;
-      for (size_t i = 0; i < LW_ARRAY_SIZE(known_sets) && !cur; i++)
-        if (n == strlen(known_sets[i]) + 2 && line[n - 1] == ']' &&
-            memcmp(line + 1, known_sets[i], n - 2) == 0)
-          cur = set(out, known_sets[i]);
+      const char *name =
+          line[n - 1] == ']' ? dl__set_name(line + 1, n - 2) : NULL;
+      cur = name ? set(out, name) : NULL;
       if (!cur)
         rc = lw_error(d, LW_EFORMAT, "line %zu: unknown property set %.*s",
                       lineno, (int)n, line);
@@ -380,7 +407,7 @@ int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
       break;
     }
     char *name = strndup(line, (size_t)(eq - line));
-    struct dl_prop *pr = name ? prop(cur, name) : NULL;
+    struct dl_prop *pr = name ? add_prop(cur, name) : NULL;
     free(name);
     if (!pr) {
       rc = lw_error(d, LW_ENOMEM, "out of memory");
@@ -412,6 +439,6 @@ int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
   if (rc)
     dl_props_free(out);
   else
-    sort(out);
+    dl__props_sort(out);
   return rc;
 }

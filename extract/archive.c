@@ -100,40 +100,42 @@ static int scan_archive(struct ex_set *set, const unsigned char *buf,
 const struct ex__format ex__format_archive = {"archive", match_archive,
                                               scan_archive};
 
-/* ---- one member's bytes ---------------------------------------------------- */
+/* ---- one member's bytes, the members' names ------------------------------ */
 
-struct thin_find {
+/* Walks the archive at path `archive`: with `member` set, appends the
+ * bytes of the first member so named to `out`; without, appends every
+ * member's name to `names`. */
+struct walk {
   const char *member;
   struct lw_buf *out;
+  struct lw_strvec *names;
   struct lw_diag *d;
   int found, rc;
 };
 
-static int find_thin_member(void *ctx, const char *name, char *path,
+static int walk_thin_member(void *ctx, const char *name, char *path,
                             size_t header) {
   (void)header;
-  struct thin_find *t = ctx;
-  if (!t->found && strcmp(name, t->member) == 0) {
-    t->found = 1;
-    t->rc = lw_read_file(path, t->out, t->d);
+  struct walk *w = ctx;
+  if (!w->member && !w->rc && lw_strvec_push(w->names, name))
+    w->rc = lw_error(w->d, LW_ENOMEM, "out of memory");
+  if (w->member && !w->found && strcmp(name, w->member) == 0) {
+    w->found = 1;
+    w->rc = lw_read_file(path, w->out, w->d);
   }
   free(path);
   return 0;
 }
 
-int ex_archive_member(const char *archive, const char *member,
-                      struct lw_buf *out, struct lw_diag *d) {
+static int walk(const char *archive, struct walk *w) {
+  struct lw_diag *d = w->d;
   struct lw_buf file = {0};
   int rc = lw_read_file(archive, &file, d);
   if (rc)
     return rc;
-  int found = 0;
   if (file.len >= 8 && memcmp(file.data, "!<thin>\n", 8) == 0) {
-    struct thin_find t = {member, out, d, 0, 0};
-    rc = ex__thin_members(file.data, file.len, archive, find_thin_member, &t,
-                          d);
-    found = t.found;
-    rc = rc ? rc : t.rc;
+    rc = ex__thin_members(file.data, file.len, archive, walk_thin_member, w, d);
+    rc = rc ? rc : w->rc;
   } else {
     struct archive *a = archive_read_new();
     if (!a) {
@@ -145,27 +147,47 @@ int ex_archive_member(const char *archive, const char *member,
     if (archive_read_open_memory(a, file.data, file.len) != ARCHIVE_OK)
       rc = lw_error_path(d, LW_EFORMAT, archive, "%s",
                          archive_error_string(a));
-    while (!rc && !found && archive_read_next_header(a, &ent) == ARCHIVE_OK) {
+    while (!rc && !w->found &&
+           archive_read_next_header(a, &ent) == ARCHIVE_OK) {
       const char *name = archive_entry_pathname(ent);
       la_int64_t size = archive_entry_size(ent);
-      if (!name || strcmp(name, member) != 0 || size < 0 ||
-          (uint64_t)size > file.len)
+      if (!name || (name[0] == '/' && (name[1] == 0 || name[1] == '/')))
         continue;
-      found = 1;
+      if (!w->member) {
+        if (lw_strvec_push(w->names, name))
+          rc = lw_error(d, LW_ENOMEM, "out of memory");
+        continue;
+      }
+      if (strcmp(name, w->member) != 0 || size < 0 || (uint64_t)size > file.len)
+        continue;
+      w->found = 1;
       unsigned char *mem = malloc(size ? (size_t)size : 1);
       if (!mem)
         rc = lw_error(d, LW_ENOMEM, "out of memory");
       else if (archive_read_data(a, mem, (size_t)size) != size)
         rc = lw_error_path(d, LW_EFORMAT, archive, "truncated member '%s'",
-                           member);
-      else if (lw_buf_append(out, mem, (size_t)size))
+                           w->member);
+      else if (lw_buf_append(w->out, mem, (size_t)size))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
       free(mem);
     }
     archive_read_free(a);
   }
   lw_buf_free(&file);
-  if (!rc && !found)
+  return rc;
+}
+
+int ex_archive_member(const char *archive, const char *member,
+                      struct lw_buf *out, struct lw_diag *d) {
+  struct walk w = {member, out, NULL, d, 0, 0};
+  int rc = walk(archive, &w);
+  if (!rc && !w.found)
     rc = lw_error_path(d, LW_EFORMAT, archive, "no member '%s'", member);
   return rc;
+}
+
+int ex_archive_names(const char *archive, struct lw_strvec *names,
+                     struct lw_diag *d) {
+  struct walk w = {NULL, NULL, names, d, 0, 0};
+  return walk(archive, &w);
 }

@@ -5,11 +5,13 @@
  *   count x { offset:u64 size:u64 id_size:u64 id[id_size] }
  * followed by the entries' bytes at their offsets (from the bundle's start).
  * An id is "<kind>-<arch>-<vendor>-<os>-<env>[-<target id>]", older ones
- * "<kind>-<triple>". The host entry carries no device code and is skipped;
- * every other entry becomes an image whose kind, triple and arch come from
- * the id and whose image kind is read off its first bytes. Bundles also come
- * embedded as ELF sections named __CLANG_OFFLOAD_BUNDLE__<id> (elf.c), as
- * text (text_bundle.c) and compressed (ccob.c). */
+ * "<kind>-<triple>". The host entry carries no device code and is skipped,
+ * except DPC++'s host-<fpga triple>, which describes an FPGA binary beside
+ * it (kind EX_OFK_HOST); every other entry becomes an image whose kind,
+ * triple and arch come from the id and whose image kind is read off its
+ * first bytes. Bundles also come embedded as ELF sections named
+ * __CLANG_OFFLOAD_BUNDLE__<id> (elf.c), as text (text_bundle.c) and
+ * compressed (ccob.c). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -55,17 +57,19 @@ static int parse_id(const char *id, size_t len, struct ex_image *img,
                          (int)len, id);
   size_t klen = (size_t)(dash - id);
   *host = klen == 4 && memcmp(id, "host", 4) == 0;
+  if (*host && len - klen - 1 > 5 && memcmp(dash + 1, "fpga_", 5) == 0) {
+    *host = 0;
+    img->offload_kind = EX_OFK_HOST;
+  }
   if (*host)
     return 0;
-  size_t k;
-  for (k = 0; k < LW_ARRAY_SIZE(kinds); k++)
+  for (size_t k = 0; !img->offload_kind && k < LW_ARRAY_SIZE(kinds); k++)
     if (strlen(kinds[k].name) == klen && memcmp(kinds[k].name, id, klen) == 0)
-      break;
-  if (k == LW_ARRAY_SIZE(kinds))
+      img->offload_kind = kinds[k].kind;
+  if (!img->offload_kind)
     return lw_error_path(d, LW_EFORMAT, origin,
                          "unknown offload kind '%.*s' in bundle id '%.*s'",
                          (int)klen, id, (int)len, id);
-  img->offload_kind = kinds[k].kind;
   /* The triple is the next four components; what follows the fourth '-'
    * is the arch (target id), possibly empty. */
   const char *t = dash + 1, *end = id + len, *p = t;

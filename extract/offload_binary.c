@@ -51,6 +51,7 @@ const char *ex_offload_kind_name(unsigned kind) {
   case EX_OFK_CUDA: return "cuda";
   case EX_OFK_HIP: return "hip";
   case EX_OFK_SYCL: return "sycl";
+  case EX_OFK_HOST: return "host";
   }
   return "none";
 }

@@ -23,7 +23,10 @@
  *
  * Last, archive members with device code but no host symbols - device-only
  * libraries - are taken when one of their device images defines a symbol that
- * the device code already included leaves undefined, until nothing changes. */
+ * the device code already included leaves undefined, until nothing changes;
+ * and always when they hold an FPGA binary (triple fpga_*): those are DPC++'s
+ * wrapped device objects, which no symbol pulls, and DPC++ takes every one
+ * of an archive's. */
 #include "internal.h"
 
 #include <archive.h>
@@ -335,8 +338,11 @@ static int device_needed(struct resolver *r, struct archive_in *a,
     rc = note_device_symbols(r, *noted);
     *noted = r->set->n;
   }
-  struct lw_strvec defs = {0};
   for (size_t i = 0; !rc && i < tmp.n; i++)
+    if (strncmp(tmp.images[i].triple, "fpga_", 5) == 0)
+      *needed = 1;
+  struct lw_strvec defs = {0};
+  for (size_t i = 0; !rc && !*needed && i < tmp.n; i++)
     rc = ex__read_symbols(tmp.images[i].data, tmp.images[i].size, origin,
                           collect_def, &defs, r->d);
   for (size_t k = 0; !rc && k < defs.n && !*needed; k++)

@@ -58,7 +58,7 @@ struct dl_propset {
 };
 
 struct dl_props {
-  struct dl_propset s[8];
+  struct dl_propset s[20]; /* at most one of each known set */
   size_t n;
 };
 
@@ -82,7 +82,7 @@ size_t dl_prop_u32s(const struct dl_prop *pr, uint32_t *out, size_t max);
 /* A text form of property sets, which fatlink keeps beside FPGA images in
  * archives: "[<set>]" lines, then "<name>=1|<decimal>" (uint32) or
  * "<name>=2|<hex bytes>" (byte array, its bit-size header included). Only
- * the sets fatlink writes may be named. */
+ * sets the DPC++ runtime knows may be named. */
 int dl_props_write_text(const struct dl_props *p, struct lw_buf *out);
 int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
                        struct lw_diag *d);
@@ -91,6 +91,24 @@ int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
  * bytes. */
 int dl_encode_byte_array(const void *data, size_t size, uint64_t bits,
                          struct lw_buf *out);
+
+/* ---- DPC++'s wrapped device images (wrapped.c) -------------------------- */
+
+/* What DPC++'s clang-offload-wrapper put into a module for one image: its
+ * target string, its kernels (offload entries) and its property sets. */
+struct dl_wrapped_image {
+  char *target;
+  struct lw_strvec kernels;
+  struct dl_props props;
+};
+
+/* Reads the SYCL device-image descriptors of such a module (bitcode, as
+ * DPC++ keeps it beside an FPGA binary: bundle entry host-<fpga triple>);
+ * `origin` names it in errors. *out gets *n images, in order. */
+int dl_wrapped_read(const void *bitcode, size_t size, const char *origin,
+                    struct dl_wrapped_image **out, size_t *n,
+                    struct lw_diag *d);
+void dl_wrapped_free(struct dl_wrapped_image *w, size_t n);
 
 /* ---- split (split.c) ---------------------------------------------------- */
 

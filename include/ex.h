@@ -16,6 +16,10 @@ enum ex_offload_kind {
   EX_OFK_CUDA = 2,
   EX_OFK_HIP = 4,
   EX_OFK_SYCL = 8,
+  /* Not an OffloadBinary kind: the host side of an FPGA binary that DPC++
+   * archives, a bundle entry host-<fpga triple> holding its wrapped
+   * descriptor (kernels, property sets). */
+  EX_OFK_HOST = 0x8000,
 };
 
 /* What an image holds (OffloadBinary ImageKind). */
@@ -98,6 +102,10 @@ int ex_parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
  * `archive` (regular or thin), appended to `out`. */
 int ex_archive_member(const char *archive, const char *member,
                       struct lw_buf *out, struct lw_diag *d);
+/* The names of the members of the archive at path `archive`, in order,
+ * appended to `names`. */
+int ex_archive_names(const char *archive, struct lw_strvec *names,
+                     struct lw_diag *d);
 
 /* Releases every image and owned buffer. */
 void ex_set_free(struct ex_set *set);

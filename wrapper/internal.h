@@ -244,7 +244,8 @@ struct lw_plan;
 
 /* What an offload kind brings to the plan (plan.h): one per kind. */
 struct lw_planner;
-extern const struct lw_planner lw_fpga_planner, lw_sycl_planner, lw_omp_planner;
+extern const struct lw_planner lw_fpga_planner, lw_fpga_desc_planner,
+    lw_sycl_planner, lw_omp_planner;
 
 /* Adds the jobs that turn the extracted images into device images (each
  * offload kind's by its planner), wrap them into a registration object and

@@ -44,7 +44,8 @@ static int run_link(const struct lw_options *o, struct link *l,
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
   static const struct lw_planner *const planners[] = {
-      &lw_fpga_planner, &lw_sycl_planner, &lw_omp_planner};
+      &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_planner,
+      &lw_omp_planner};
   if (!rc)
     rc = lw_plan_build(l->g, o, &l->set, planners, LW_ARRAY_SIZE(planners),
                        &l->plan, d);

@@ -43,7 +43,8 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   if (rc)
     return rc;
   for (size_t i = 0; !rc && i < p->n; i++)
-    rc = p->t[i].planner->images(p, &p->t[i], d);
+    if (p->t[i].planner->images)
+      rc = p->t[i].planner->images(p, &p->t[i], d);
   return rc;
 }
 

@@ -80,6 +80,7 @@ struct target {
   /* FPGA binaries (plan_fpga.c) */
   struct fpga_image *fpga;
   size_t nfpga;
+  struct fpga_desc *desc; /* DPC++'s descriptors, one per image, read lazily */
 };
 
 struct lw_plan {
@@ -126,7 +127,7 @@ struct lw_planner {
   int (*first_job)(struct lw_graph *g, struct target *t, struct lw_job **out,
                    struct lw_diag *d);
   /* In wrap's prepare: appends the target's images to the plan's sycl or
-   * omp list. */
+   * omp list (NULL: it has none of its own). */
   int (*images)(struct lw_plan *p, struct target *t, struct lw_diag *d);
   void (*free)(struct target *t);
   void (*free_plan)(struct lw_plan *p); /* what its targets shared; or NULL */

@@ -15,8 +15,13 @@
  *                                archive with its object.
  * An AOCX or AOCR names its kernels in the string "sycl-kernels" (space
  * separated) and may carry its module's property sets in "sycl-props"
- * (dl_props_read_text's form): what fatlink --fpga-link-type writes. Without
- * kernels it cannot be registered, and is refused. */
+ * (dl_props_read_text's form): what fatlink --fpga-link-type writes.
+ * DPC++'s own archives carry them beside the binaries instead: bundle
+ * entries host-<the binaries' triple> (kind EX_OFK_HOST, the descriptor
+ * planner below) hold modules of its clang-offload-wrapper, whose device
+ * images (dl_wrapped_read) describe the binaries of their input file in
+ * order, as DPC++'s --sym-prop-bc-files pairs them. An image described by
+ * neither cannot be registered, and is refused. */
 #include "plan.h"
 
 #include <stdio.h>
@@ -37,12 +42,16 @@ static const struct {
     {"fpga_dep", FPGA_DEP},
 };
 
+/* Older DPC++ spells the triples with a "-sycldevice" environment. */
 static int kind_of(const char *triple, enum fpga_kind *k) {
-  for (size_t i = 0; i < LW_ARRAY_SIZE(kinds); i++)
-    if (strcmp(triple, kinds[i].triple) == 0) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(kinds); i++) {
+    size_t n = strlen(kinds[i].triple);
+    if (strncmp(triple, kinds[i].triple, n) == 0 &&
+        (!triple[n] || strcmp(triple + n, "-sycldevice") == 0)) {
       *k = kinds[i].kind;
       return 1;
     }
+  }
   return 0;
 }
 
@@ -76,16 +85,158 @@ static const char *string_of(const struct ex_image *img, const char *key,
   return NULL;
 }
 
+/* ---- DPC++'s descriptors ------------------------------------------------ */
+
+/* The device images one host-<triple> entry describes. */
+struct fpga_desc {
+  int read;
+  struct dl_wrapped_image *w;
+  size_t n;
+};
+
+/* The input file of an origin: an archive's "lib.a(member)" is lib.a. */
+static size_t file_len(const char *origin) { return strcspn(origin, "("); }
+
+static int same_file(const struct ex_image *a, const char *file, size_t len) {
+  return file_len(a->origin) == len && memcmp(a->origin, file, len) == 0;
+}
+
+/* Does the image name its kernels itself (fatlink's form)? */
+static int self_described(const struct ex_image *img) {
+  size_t len = 0;
+  return string_of(img, "sycl-kernels", &len) != NULL;
+}
+
+/* The other planner's target of the same triple, or NULL. */
+static struct target *twin(const struct target *t,
+                           const struct lw_planner *pl) {
+  for (size_t i = 0; i < t->plan->n; i++)
+    if (t->plan->t[i].planner == pl &&
+        strcmp(t->plan->t[i].triple, t->triple) == 0)
+      return &t->plan->t[i];
+  return NULL;
+}
+
+/* Descriptor target dt's image i, read the first time it is asked for. */
+static int desc_at(struct target *dt, size_t i, struct fpga_desc **out,
+                   struct lw_diag *d) {
+  if (!dt->desc && !(dt->desc = calloc(dt->nimgs, sizeof *dt->desc)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  struct fpga_desc *c = &dt->desc[i];
+  int rc = 0;
+  if (!c->read) {
+    c->read = 1;
+    rc = dl_wrapped_read(dt->imgs[i]->data, dt->imgs[i]->size,
+                         dt->imgs[i]->origin, &c->w, &c->n, d);
+  }
+  *out = c;
+  return rc;
+}
+
+/* An image without kernel names of its own: the descriptor image of its
+ * input file at its rank there, whose kernels and property sets it takes. */
+static int from_descriptor(struct fpga_image *f, struct lw_diag *d) {
+  const struct target *t = f->t;
+  const char *file = f->img->origin;
+  size_t len = file_len(file), rank = 0;
+  for (size_t i = 0; i < f->index; i++)
+    rank += same_file(t->imgs[i], file, len) && !self_described(t->imgs[i]);
+  struct target *dt = twin(t, &lw_fpga_desc_planner);
+  for (size_t i = 0; dt && i < dt->nimgs; i++) {
+    struct fpga_desc *c;
+    if (!same_file(dt->imgs[i], file, len))
+      continue;
+    int rc = desc_at(dt, i, &c, d);
+    if (rc)
+      return rc;
+    if (rank < c->n) {
+      f->kernels = c->w[rank].kernels;
+      f->props = c->w[rank].props;
+      memset(&c->w[rank].kernels, 0, sizeof c->w[rank].kernels);
+      memset(&c->w[rank].props, 0, sizeof c->w[rank].props);
+      return 0;
+    }
+    rank -= c->n;
+  }
+  return lw_error_path(d, LW_EFORMAT, f->img->origin,
+                       "FPGA image (triple '%s') names no kernels (no "
+                       "\"sycl-kernels\" string, no DPC++ descriptor for it "
+                       "in a host-%s bundle entry of '%.*s'): it cannot be "
+                       "registered",
+                       f->img->triple, f->img->triple, (int)len, file);
+}
+
+/* The descriptor planner: bundle entries host-<fpga triple>. Before any
+ * job, every input file's descriptors must describe as many images as
+ * the file has without kernel names of their own. */
+static const char *desc_unsupported(const struct ex_image *img) {
+  enum fpga_kind k;
+  return kind_of(img->triple, &k) && (k == FPGA_AOCX || k == FPGA_AOCR)
+             ? NULL
+             : "DPC++ descriptor of an FPGA binary";
+}
+
+static int desc_first_job(struct lw_graph *g, struct target *dt,
+                          struct lw_job **out, struct lw_diag *d) {
+  (void)g;
+  *out = NULL;
+  const struct target *t = twin(dt, &lw_fpga_planner);
+  for (size_t i = 0; i < dt->nimgs; i++) {
+    const char *file = dt->imgs[i]->origin;
+    size_t len = file_len(file), k = 0, described = 0, images = 0;
+    while (k < i && !same_file(dt->imgs[k], file, len))
+      k++;
+    if (k < i)
+      continue; /* counted at the file's first descriptor */
+    for (k = i; k < dt->nimgs; k++) {
+      struct fpga_desc *c;
+      if (!same_file(dt->imgs[k], file, len))
+        continue;
+      int rc = desc_at(dt, k, &c, d);
+      if (rc)
+        return rc;
+      described += c->n;
+    }
+    for (k = 0; t && k < t->nimgs; k++)
+      images += same_file(t->imgs[k], file, len) && !self_described(t->imgs[k]);
+    if (described != images)
+      return lw_error_path(
+          d, LW_EFORMAT, dt->imgs[i]->origin,
+          "DPC++ descriptors (host-%s bundle entries) of '%.*s' describe %zu "
+          "FPGA image(s), but it has %zu of that triple without kernel names",
+          dt->triple, (int)len, file, described, images);
+  }
+  return 0;
+}
+
+static void desc_free(struct target *t) {
+  for (size_t i = 0; t->desc && i < t->nimgs; i++)
+    dl_wrapped_free(t->desc[i].w, t->desc[i].n);
+  free(t->desc);
+  t->desc = NULL;
+}
+
+const struct lw_planner lw_fpga_desc_planner = {.kind = EX_OFK_HOST,
+                                                .claims = claims,
+                                                .unsupported = desc_unsupported,
+                                                .first_job = desc_first_job,
+                                                .free = desc_free};
+
+/* ---- an image's kernels and property sets -------------------------------- */
+
 static int load_meta(struct fpga_image *f, struct lw_diag *d) {
   if (!f->img->size)
     return lw_error_path(d, LW_EFORMAT, f->img->origin,
                          "FPGA image (triple '%s') is empty", f->img->triple);
   size_t len = 0;
   const char *k = string_of(f->img, "sycl-kernels", &len);
-  if (!k || !len)
+  if (!k)
+    return from_descriptor(f, d);
+  if (!len)
     return lw_error_path(d, LW_EFORMAT, f->img->origin,
-                         "FPGA image (triple '%s') names no kernels (no "
-                         "\"sycl-kernels\" string): it cannot be registered",
+                         "FPGA image (triple '%s') names no kernels (its "
+                         "\"sycl-kernels\" string is empty): it cannot be "
+                         "registered",
                          f->img->triple);
   if (lw_strvec_split(&f->kernels, k, ' '))
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -314,14 +465,17 @@ struct member {
 struct archive {
   struct member *m;
   size_t n;
+  struct lw_strvec inputs; /* the "archive(member)" names it made up */
 };
 
 static void archive_free(void *data) {
   struct archive *a = data;
   for (size_t i = 0; a && i < a->n; i++)
     lw_buf_free(&a->m[i].blob);
-  if (a)
+  if (a) {
     free(a->m);
+    lw_strvec_free(&a->inputs);
+  }
   free(a);
 }
 
@@ -361,8 +515,14 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
     rc = lw_write_file(lw_tmp_path(m->blob_file), m->blob.data, m->blob.len, d);
   if (rc)
     return rc;
+  /* Its SYCL device code goes, in either form (DPC++'s bundle sections
+   * too, and the descriptors of its FPGA binaries). */
   if (lw_strvec_push(&j->argv, LW_OBJCOPY) ||
       lw_strvec_push(&j->argv, "--remove-section=.llvm.offloading") ||
+      lw_strvec_push(&j->argv,
+                     "--remove-section=__CLANG_OFFLOAD_BUNDLE__sycl-*") ||
+      lw_strvec_push(&j->argv,
+                     "--remove-section=__CLANG_OFFLOAD_BUNDLE__host-fpga_*") ||
       (m->blob.len &&
        (lw_strvec_pushf(&j->argv, "--add-section=.llvm.offloading=%s",
                         lw_tmp_path(m->blob_file)) ||
@@ -461,6 +621,31 @@ static int add_member(struct archive *a, struct lw_plan *p, const char *in) {
   return 0;
 }
 
+/* Every member of the archive an input `origin` ("lib.a(member)") is in,
+ * in order, the first time one of its members is asked for: an image
+ * archive made from an archive keeps its host code too (DPC++'s early
+ * archives hold it in members of its own). */
+static int add_archive(struct archive *a, struct lw_plan *p, const char *origin,
+                       struct lw_diag *d) {
+  size_t len = file_len(origin);
+  if (!origin[len])
+    return 0;
+  for (size_t i = 0; i < a->n; i++)
+    if (strncmp(a->m[i].input, origin, len + 1) == 0)
+      return 0;
+  char *path = strndup(origin, len);
+  struct lw_strvec names = {0};
+  int rc = path ? ex_archive_names(path, &names, d)
+                : lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < names.n; i++)
+    if (lw_strvec_pushf(&a->inputs, "%s(%s)", path, names.v[i]) ||
+        add_member(a, p, a->inputs.v[a->inputs.n - 1]))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  lw_strvec_free(&names);
+  free(path);
+  return rc;
+}
+
 /* The out of a SYCL target that makes FPGA binaries, or t->nouts. */
 static size_t fpga_out(const struct target *t) {
   for (size_t u = 0; u < t->nouts; u++)
@@ -529,6 +714,9 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
   if (!a)
     return lw_error(d, LW_ENOMEM, "out of memory");
   int rc = 0;
+  for (size_t i = 0; !rc && i < p->n; i++)
+    for (size_t k = 0; !rc && reimaged(p, &p->t[i]) && k < p->t[i].nimgs; k++)
+      rc = add_archive(a, p, p->t[i].imgs[k]->origin, d);
   for (size_t i = 0; !rc && i < p->n; i++)
     for (size_t k = 0; !rc && (archived(&p->t[i]) || reimaged(p, &p->t[i])) &&
                        k < p->t[i].nimgs;
