@@ -21,6 +21,7 @@ struct lw_options {
   int relocatable;         /* -r: the output is an object for a later link */
   int opt_level;           /* --opt-level=O<n>, default 2 */
   int split_mode;          /* enum dl_split_mode, default auto */
+  int split_given;         /* by an option (else FPGA targets do not split) */
   enum { LW_FPGA_NONE, LW_FPGA_EARLY, LW_FPGA_IMAGE } fpga_link;
   const char *dump_dir;    /* --sycl-dump-device-code= */
   struct lw_strvec device_libs; /* --sycl-device-libraries=, in order */

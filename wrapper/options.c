@@ -192,6 +192,7 @@ static int parse_split(struct lw_options *o, const char *v, const char *opt,
   for (size_t i = 0; i < LW_ARRAY_SIZE(modes); i++)
     if (strcmp(v, modes[i].name) == 0) {
       o->split_mode = modes[i].mode;
+      o->split_given = 1;
       return 0;
     }
   return lw_error(d, LW_EINVAL,

@@ -453,11 +453,16 @@ const struct lw_planner lw_fpga_planner = {.kind = EX_OFK_SYCL,
 #define LW_AR "llvm-ar"
 #endif
 
-/* One member: a fat object of the link, its SYCL device code replaced by
- * the FPGA binaries of its translation unit's modules. */
+/* One member: a fat object of the link without its SYCL device code (its
+ * dependency files stay), or the device member: the FPGA binaries of the
+ * link's modules in an object that defines no symbol (made from another
+ * member's object with all of that removed), which every later link takes
+ * whole, as DPC++'s do. */
 struct member {
   struct lw_plan *p;
   const char *input;  /* an object, or "archive(member)" */
+  const char *name;   /* the device member's name, else the input's */
+  int device;
   struct lw_buf blob; /* OffloadBinaries for its .llvm.offloading */
   struct lw_tmp *blob_file, *dir, *from, *obj;
 };
@@ -491,7 +496,7 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
                    ? strndup(open + 1, end - (size_t)(open - m->input) - 2)
                    : NULL;
   char *archive = name ? strndup(m->input, (size_t)(open - m->input)) : NULL;
-  const char *base = name ? name : m->input;
+  const char *base = m->name ? m->name : name ? name : m->input;
   if (strrchr(base, '/'))
     base = strrchr(base, '/') + 1;
   int rc = open && (!name || !archive)
@@ -516,8 +521,14 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
   if (rc)
     return rc;
   /* Its SYCL device code goes, in either form (DPC++'s bundle sections
-   * too, and the descriptors of its FPGA binaries). */
+   * too, and the descriptors of its FPGA binaries); of the device member's
+   * object, everything but the section names goes. */
   if (lw_strvec_push(&j->argv, LW_OBJCOPY) ||
+      (m->device &&
+       (lw_strvec_push(&j->argv, "--strip-all") ||
+        lw_strvec_push(&j->argv, "--remove-section=*") ||
+        lw_strvec_push(&j->argv, "--remove-section=!.strtab") ||
+        lw_strvec_push(&j->argv, "--remove-section=!.shstrtab"))) ||
       lw_strvec_push(&j->argv, "--remove-section=.llvm.offloading") ||
       lw_strvec_push(&j->argv,
                      "--remove-section=__CLANG_OFFLOAD_BUNDLE__sycl-*") ||
@@ -599,51 +610,26 @@ static int pack_image(const struct lw_strvec *kernel_names,
   return rc ? LW_ENOMEM : 0;
 }
 
-/* The member of the input `scope` names (a split group's translation
- * unit), else the first. */
-static struct member *member_of(struct archive *a, const char *scope,
-                                size_t len) {
+/* The member made from input `in`, or NULL. */
+static struct member *member_of(struct archive *a, const char *in) {
   for (size_t i = 0; i < a->n; i++)
-    if (strlen(a->m[i].input) == len && memcmp(a->m[i].input, scope, len) == 0)
+    if (!a->m[i].device && strcmp(a->m[i].input, in) == 0)
       return &a->m[i];
-  return &a->m[0];
+  return NULL;
+}
+
+static struct member *new_member(struct archive *a, struct lw_plan *p,
+                                 const char *in) {
+  struct member *n = realloc(a->m, (a->n + 1) * sizeof *n);
+  if (!n)
+    return NULL;
+  a->m = n;
+  a->m[a->n] = (struct member){.p = p, .input = in};
+  return &a->m[a->n++];
 }
 
 static int add_member(struct archive *a, struct lw_plan *p, const char *in) {
-  for (size_t i = 0; i < a->n; i++)
-    if (strcmp(a->m[i].input, in) == 0)
-      return 0;
-  struct member *n = realloc(a->m, (a->n + 1) * sizeof *n);
-  if (!n)
-    return LW_ENOMEM;
-  a->m = n;
-  a->m[a->n++] = (struct member){.p = p, .input = in};
-  return 0;
-}
-
-/* Every member of the archive an input `origin` ("lib.a(member)") is in,
- * in order, the first time one of its members is asked for: an image
- * archive made from an archive keeps its host code too (DPC++'s early
- * archives hold it in members of its own). */
-static int add_archive(struct archive *a, struct lw_plan *p, const char *origin,
-                       struct lw_diag *d) {
-  size_t len = file_len(origin);
-  if (!origin[len])
-    return 0;
-  for (size_t i = 0; i < a->n; i++)
-    if (strncmp(a->m[i].input, origin, len + 1) == 0)
-      return 0;
-  char *path = strndup(origin, len);
-  struct lw_strvec names = {0};
-  int rc = path ? ex_archive_names(path, &names, d)
-                : lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; !rc && i < names.n; i++)
-    if (lw_strvec_pushf(&a->inputs, "%s(%s)", path, names.v[i]) ||
-        add_member(a, p, a->inputs.v[a->inputs.n - 1]))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-  lw_strvec_free(&names);
-  free(path);
-  return rc;
+  return member_of(a, in) || new_member(a, p, in) ? 0 : LW_ENOMEM;
 }
 
 /* The out of a SYCL target that makes FPGA binaries, or t->nouts. */
@@ -665,6 +651,48 @@ static int reimaged(const struct lw_plan *p, const struct target *t) {
   enum fpga_kind fk;
   return p->o->fpga_link == LW_FPGA_IMAGE && t->planner == &lw_fpga_planner &&
          kind_of(t->triple, &fk) && (fk == FPGA_AOCX || fk == FPGA_AOCR);
+}
+
+/* Does input `in` hold nothing but FPGA binaries this link finishes (and
+ * their descriptors)? Such an archive member is a device member (fatlink's
+ * or DPC++'s): its binaries go to the new one. */
+static int device_only(const struct lw_plan *p, const char *in) {
+  int seen = 0;
+  for (size_t i = 0; i < p->n; i++)
+    for (size_t k = 0; k < p->t[i].nimgs; k++) {
+      if (strcmp(p->t[i].imgs[k]->origin, in) != 0)
+        continue;
+      if (!reimaged(p, &p->t[i]) && p->t[i].planner != &lw_fpga_desc_planner)
+        return 0;
+      seen = 1;
+    }
+  return seen;
+}
+
+/* Every member of the archive an input `origin` ("lib.a(member)") is in,
+ * in order, the first time one of its members is asked for, but its device
+ * members: an image archive made from an archive keeps its host code too
+ * (DPC++'s early archives hold it in members of its own). */
+static int add_archive(struct archive *a, struct lw_plan *p, const char *origin,
+                       struct lw_diag *d) {
+  size_t len = file_len(origin);
+  if (!origin[len])
+    return 0;
+  for (size_t i = 0; i < a->n; i++)
+    if (strncmp(a->m[i].input, origin, len + 1) == 0)
+      return 0;
+  char *path = strndup(origin, len);
+  struct lw_strvec names = {0};
+  int rc = path ? ex_archive_names(path, &names, d)
+                : lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < names.n; i++)
+    if (lw_strvec_pushf(&a->inputs, "%s(%s)", path, names.v[i]) ||
+        (!device_only(p, a->inputs.v[a->inputs.n - 1]) &&
+         add_member(a, p, a->inputs.v[a->inputs.n - 1])))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  lw_strvec_free(&names);
+  free(path);
+  return rc;
 }
 
 int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d) {
@@ -715,15 +743,40 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
     return lw_error(d, LW_ENOMEM, "out of memory");
   int rc = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
-    for (size_t k = 0; !rc && reimaged(p, &p->t[i]) && k < p->t[i].nimgs; k++)
-      rc = add_archive(a, p, p->t[i].imgs[k]->origin, d);
+    for (size_t k = 0; !rc && reimaged(p, &p->t[i]) && k < p->t[i].nimgs; k++) {
+      const char *in = p->t[i].imgs[k]->origin;
+      rc = add_archive(a, p, in, d);
+      if (!rc && !in[file_len(in)] && !device_only(p, in) &&
+          add_member(a, p, in))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    }
   for (size_t i = 0; !rc && i < p->n; i++)
-    for (size_t k = 0; !rc && (archived(&p->t[i]) || reimaged(p, &p->t[i])) &&
-                       k < p->t[i].nimgs;
-         k++)
+    for (size_t k = 0; !rc && archived(&p->t[i]) && k < p->t[i].nimgs; k++)
       if (add_member(a, p, p->t[i].imgs[k]->origin))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
-  /* FPGA binaries that came in: each into its own member, as an AOCX. */
+  /* The device member, named after the archive. */
+  const char *base =
+      strrchr(o->output, '/') ? strrchr(o->output, '/') + 1 : o->output;
+  size_t stem = strlen(base) > 2 && strcmp(base + strlen(base) - 2, ".a") == 0
+                    ? strlen(base) - 2
+                    : strlen(base);
+  /* Its object is made from any input's (the first member's, else the
+   * first FPGA binary's). */
+  const char *from = a->n ? a->m[0].input : NULL;
+  for (size_t i = 0; !from && i < p->n; i++)
+    if (reimaged(p, &p->t[i]) && p->t[i].nimgs)
+      from = p->t[i].imgs[0]->origin;
+  struct member *dev = NULL;
+  if (!rc &&
+      (lw_strvec_pushf(&a->inputs, "%.*s.%s.o", (int)stem, base,
+                       o->fpga_link == LW_FPGA_IMAGE ? "aocx" : "aocr") ||
+       !(dev = new_member(a, p, from))))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (dev) {
+    dev->name = a->inputs.v[a->inputs.n - 1];
+    dev->device = 1;
+  }
+  /* FPGA binaries that came in, as AOCXs. */
   for (size_t i = 0; !rc && i < p->n; i++) {
     const struct target *t = &p->t[i];
     for (size_t k = 0; !rc && reimaged(p, t) && k < t->nfpga; k++) {
@@ -731,9 +784,7 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
       if (pack_image(&f->kernels, &f->props,
                      f->aocx.len ? f->aocx.data : f->img->data,
                      f->aocx.len ? f->aocx.len : f->img->size,
-                     "fpga_aocx-intel-unknown",
-                     &member_of(a, f->img->origin, strlen(f->img->origin))
-                          ->blob))
+                     "fpga_aocx-intel-unknown", &dev->blob))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
@@ -751,11 +802,9 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
     for (size_t m = 0; !rc && m < t->nmodules && m < t->split.n; m++) {
       if (!t->modules[m].aot || !t->modules[m].aot[k].image.len)
         continue;
-      const char *id = t->split.g[m].id;
-      struct member *mb = member_of(a, id, strcspn(id, "|"));
       const struct aot_image *im = &t->modules[m].aot[k];
       if (pack_image(&t->split.g[m].kernels, &im->props, im->image.data,
-                     im->image.len, tr, &mb->blob))
+                     im->image.len, tr, &dev->blob))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }
@@ -771,8 +820,8 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
       struct ex_string strs[] = {{"arch", "", 0}, {"triple", "fpga_dep", 8}};
       struct ex_write_image wi = {EX_IMG_NONE, EX_OFK_SYCL, 0,        strs,
                                   2,           img->data,   img->size};
-      struct member *mb = member_of(a, img->origin, strlen(img->origin));
-      if (ex_write_offload_binary(&wi, &mb->blob, NULL))
+      struct member *mb = member_of(a, img->origin);
+      if (ex_write_offload_binary(&wi, mb ? &mb->blob : &dev->blob, NULL))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }
   }

@@ -34,6 +34,17 @@
 static const char *const split_names[] = {"off", "per_source", "per_kernel",
                                           "auto"};
 
+/* The split: as asked, else none for a target made only for FPGAs (each
+ * of its images would be a bitstream of its own, which the device must be
+ * reprogrammed to switch to: DPC++ does not split for FPGAs either). */
+static int split_mode(const struct target *t) {
+  int fpga_only = t->nouts > 0;
+  for (size_t i = 0; i < t->nouts; i++)
+    fpga_only &= t->outs[i].kind == AOT_FPGA;
+  return !t->plan->o->split_given && fpga_only ? DL_SPLIT_OFF
+                                               : t->plan->o->split_mode;
+}
+
 static char *link_what(const struct target *t) {
   struct lw_buf names = {0};
   int rc = 0;
@@ -50,7 +61,7 @@ static char *link_what(const struct target *t) {
                                   t->plan->nlibs ? ", then device libraries "
                                                    "only-needed,"
                                                  : "",
-                                  split_names[t->plan->o->split_mode],
+                                  split_names[split_mode(t)],
                                   (char *)names.data);
   lw_buf_free(&names);
   return what;
@@ -455,7 +466,7 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
                    &t->mod, d);
   free(in);
   if (!rc)
-    rc = dl_split(&t->mod, (enum dl_split_mode)t->plan->o->split_mode,
+    rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
                   t->plan->o->opt_level, t->plan->o->relocatable, &t->split,
                   d);
   if (!rc)
