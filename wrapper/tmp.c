@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -219,6 +220,20 @@ int lw_tmp_create_in(const struct lw_tmp *dir, const char *name,
                 cfg_save || cfg_dry, out, d);
 }
 
+/* The process's umask, read rather than set (umask() would change it for
+ * every thread); 022 where /proc does not say. */
+static mode_t current_umask(void) {
+  unsigned mask = 022;
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[128];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Umask: %o", &mask) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return (mode_t)mask;
+}
+
 int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
                          struct lw_diag *d) {
   install_handlers();
@@ -226,7 +241,21 @@ int lw_tmp_create_beside(const char *target, struct lw_tmp **out,
   char *path = slash ? lw_xasprintf("%.*s/.%s.fatlink-XXXXXX",
                                     (int)(slash - target), target, slash + 1)
                      : lw_xasprintf(".%s.fatlink-XXXXXX", target);
-  return create(path, 1, 0, 0, out, d);
+  int rc = create(path, 1, 0, 0, out, d);
+  if (rc || cfg_dry)
+    return rc;
+  /* The temporary (mkstemp's 0600) becomes the output: it gets the mode
+   * the output would get written in place, as GNU ld writes it - a new
+   * file's, or an existing empty file's own (ld truncates those instead
+   * of replacing them); ld then adds the execute bits the umask allows. */
+  struct stat st;
+  mode_t mode = 0666 & ~current_umask();
+  if (stat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+    mode = st.st_mode & 07777;
+  if (chmod(lw_tmp_path(*out), mode) != 0)
+    return lw_error_path(d, LW_EIO, lw_tmp_path(*out),
+                         "cannot set the mode: %s", strerror(errno));
+  return 0;
 }
 
 const char *lw_tmp_path(const struct lw_tmp *t) { return t->path; }
