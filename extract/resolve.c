@@ -26,7 +26,8 @@
  * the device code already included leaves undefined, until nothing changes;
  * and always when they hold an FPGA binary (triple fpga_*): those are DPC++'s
  * wrapped device objects, which no symbol pulls, and DPC++ takes every one
- * of an archive's. */
+ * of an archive's. Any member with a device image for one of the
+ * architectures asked for (--should-extract) is taken too. */
 #include "internal.h"
 
 #include <archive.h>
@@ -70,6 +71,7 @@ struct resolver {
   struct lw_diag *d;
   int pulls; /* archives may add device code: members are pulled as ld does;
                 else they are only listed */
+  const struct lw_strvec *always; /* architectures always taken */
 };
 
 /* ---- symbols ------------------------------------------------------------- */
@@ -328,6 +330,7 @@ static int open_archive(struct resolver *r, const char *path,
  * none, and reading every image's bitcode symbols costs ~40 us an image. */
 static int device_needed(struct resolver *r, struct archive_in *a,
                          struct member *m, size_t *noted, int *needed) {
+  int hostless = m->defs.n == 0;
   struct ex_set tmp = {0};
   char *origin;
   *needed = 0;
@@ -338,11 +341,15 @@ static int device_needed(struct resolver *r, struct archive_in *a,
     rc = note_device_symbols(r, *noted);
     *noted = r->set->n;
   }
-  for (size_t i = 0; !rc && i < tmp.n; i++)
-    if (strncmp(tmp.images[i].triple, "fpga_", 5) == 0)
+  for (size_t i = 0; !rc && i < tmp.n; i++) {
+    if (hostless && strncmp(tmp.images[i].triple, "fpga_", 5) == 0)
       *needed = 1;
+    for (size_t k = 0; k < r->always->n; k++)
+      if (strcmp(tmp.images[i].arch, r->always->v[k]) == 0)
+        *needed = 1;
+  }
   struct lw_strvec defs = {0};
-  for (size_t i = 0; !rc && !*needed && i < tmp.n; i++)
+  for (size_t i = 0; !rc && hostless && !*needed && i < tmp.n; i++)
     rc = ex__read_symbols(tmp.images[i].data, tmp.images[i].size, origin,
                           collect_def, &defs, r->d);
   for (size_t k = 0; !rc && k < defs.n && !*needed; k++)
@@ -363,7 +370,8 @@ static int device_only_members(struct resolver *r) {
       for (size_t i = 0; !rc && i < a->n; i++) {
         struct member *m = &a->m[i];
         int needed = 0;
-        if (m->included || (rc = load_defs(r, a, m)) || m->defs.n)
+        if (m->included || (rc = load_defs(r, a, m)) ||
+            (m->defs.n && !r->always->n))
           continue;
         if (!(rc = device_needed(r, a, m, &noted, &needed)) && needed) {
           rc = pull(r, a, i);
@@ -538,8 +546,8 @@ static int visit(struct resolver *r, const struct ex_link_input *in,
 }
 
 int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
-                 int jobs, struct lw_diag *d) {
-  struct resolver r = {set, {0}, {0}, NULL, 0, 0, d, 0};
+                 int jobs, const struct lw_strvec *always, struct lw_diag *d) {
+  struct resolver r = {set, {0}, {0}, NULL, 0, 0, d, 0, always};
   size_t *group = NULL, ngroup = 0; /* indexes into r.ar */
   int in_group = 0, rc = 0;
   struct prescan *pre = calloc(n ? n : 1, sizeof *pre);

@@ -83,11 +83,12 @@ struct ex_link_input {
  * shared object, and exactly the archive members symbol resolution pulls in
  * (all of them under --whole-archive; archives of a group are searched again
  * until nothing changes; members without host symbols join when their device
- * code defines a device symbol the included device code needs). The images of
- * everything included go into `set`. Inputs are read on up to `jobs`
- * threads. */
+ * code defines a device symbol the included device code needs, or when they
+ * hold FPGA binaries; members with a device image for an architecture in
+ * `always` join in any case). The images of everything included go into
+ * `set`. Inputs are read on up to `jobs` threads. */
 int ex_scan_link(struct ex_set *set, const struct ex_link_input *in, size_t n,
-                 int jobs, struct lw_diag *d);
+                 int jobs, const struct lw_strvec *always, struct lw_diag *d);
 
 /* Scans a buffer of known origin; the buffer must outlive the set. */
 int ex_scan_buffer(struct ex_set *set, const unsigned char *buf, size_t len,

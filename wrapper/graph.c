@@ -654,7 +654,7 @@ int lw_graph_run(struct lw_graph *g, struct lw_diag *d) {
 
 int lw_graph_peak(const struct lw_graph *g) { return g->peak; }
 
-int lw_graph_write_trace(struct lw_graph *g, const char *path,
+int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
                          struct lw_diag *d) {
   FILE *f = fopen(path, "w");
   if (!f)
@@ -662,7 +662,7 @@ int lw_graph_write_trace(struct lw_graph *g, const char *path,
   fprintf(f, "{\"traceEvents\":[");
   int first = 1, tid = 0;
   for (struct lw_job *j = g->all; j; j = j->next_all, tid++) {
-    if (j->state != DONE)
+    if (j->state != DONE || j->end_us - j->start_us < grain_us)
       continue;
     fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
                "\"ts\":%.0f,\"dur\":%.0f}",

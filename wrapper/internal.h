@@ -36,6 +36,13 @@ struct lw_options {
   struct lw_strvec fpga_tool_args;  /* --fpga-tool-arg= words, in order */
   int tool_timeout;                 /* --tool-timeout= seconds, 0: none */
   int aot_tools;                    /* --aot-in-process=off */
+  const char *time_trace_file;      /* --wrapper-time-trace=, else
+                                       <output>.time-trace */
+  int time_trace_grain;             /* microseconds, default 500 */
+  const char *cuda_path;            /* --cuda-path= */
+  int compress, compression_level;  /* --compress, --compression-level= */
+  const char *sysroot;              /* --sysroot= (also the linker's) */
+  struct lw_strvec should_extract;  /* --should-extract= architectures */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
@@ -229,8 +236,9 @@ int lw_graph_add_dep(struct lw_graph *g, struct lw_job *user,
  * running jobs are reaped). Returns 0 or the first error, text in `d`. */
 int lw_graph_run(struct lw_graph *g, struct lw_diag *d);
 
-/* Writes a Chrome trace (JSON) of the finished jobs. */
-int lw_graph_write_trace(struct lw_graph *g, const char *path,
+/* Writes a Chrome trace (JSON) of the finished jobs that took at least
+ * `grain_us` microseconds. */
+int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
                          struct lw_diag *d);
 
 /* Highest number of jobs that ran at once (for tests). */

@@ -22,7 +22,8 @@ static int scan_inputs(const struct lw_options *o, struct ex_set *set,
   struct lw_inputs inputs = {0};
   int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
   if (!rc)
-    rc = ex_scan_link(set, inputs.v, inputs.n, o->jobs, d);
+    rc = ex_scan_link(set, inputs.v, inputs.n, o->jobs, &o->should_extract,
+                      d);
   lw_inputs_free(&inputs);
   return rc;
 }
@@ -54,8 +55,9 @@ static int run_link(const struct lw_options *o, struct link *l,
   if (!rc)
     rc = lw_plan_commit(l->plan, d);
   if (!rc && o->time_trace) {
-    char *path = lw_xasprintf("%s.time-trace", o->output);
-    rc = path ? lw_graph_write_trace(l->g, path, d)
+    char *path = o->time_trace_file ? strdup(o->time_trace_file)
+                                    : lw_xasprintf("%s.time-trace", o->output);
+    rc = path ? lw_graph_write_trace(l->g, path, o->time_trace_grain, d)
               : lw_error(d, LW_ENOMEM, "out of memory");
     free(path);
   }

@@ -26,6 +26,9 @@ enum id {
   O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
+  O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
+  O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
+  O_EMBED_BITCODE,
 };
 
 struct opt {
@@ -66,8 +69,29 @@ static const struct opt table[] = {
     {"-mllvm", SEPARATE, O_MLLVM, 0, "<arg>: pass <arg> to LLVM"},
     {"--offload-opt=", JOINED, O_OFFLOAD_OPT, 0,
      "<arg>: pass <arg> to LLVM for device code"},
+    {"--wrapper-time-trace=", JOINED, O_TIME_TRACE_FILE, 0,
+     "<file>: write a Chrome trace of every job to <file>"},
+    {"--wrapper-time-trace-granularity=", JOINED, O_TIME_TRACE_GRAIN, 0,
+     "<us>: leave jobs shorter than <us> microseconds out of the trace "
+     "(default 500, as upstream)"},
     {"--wrapper-time-trace", FLAG, O_TIME_TRACE, 0,
      "write a Chrome trace of every job to <output>.time-trace"},
+    {"--cuda-path=", JOINED, O_CUDA_PATH, 0,
+     "<dir>: the CUDA toolkit (default: as clang finds it)"},
+    {"--compress", FLAG, O_COMPRESS, 0,
+     "compress the bundles fatlink writes (HIP fatbinaries)"},
+    {"--compression-level=", JOINED, O_COMPRESSION_LEVEL, 0,
+     "<n>: zstd level of --compress"},
+    {"--sysroot=", JOINED, O_SYSROOT, 0,
+     "<dir>: system root of the host link (passed to the linker) and of "
+     "device links"},
+    {"--should-extract=", JOINED, O_SHOULD_EXTRACT, 0,
+     "<arch,...>: take archive members with device code for these "
+     "architectures whether or not a symbol pulls them"},
+    {"--emit-fatbin-only", FLAG, O_EMIT_FATBIN, 1,
+     "write the CUDA/HIP fatbinary to -o, no wrapping or host link"},
+    {"--embed-bitcode", FLAG, O_EMBED_BITCODE, 1,
+     "register the linked device bitcode instead of compiled images"},
     {"--help", FLAG, O_HELP, 0, "print this help"},
     {"-help", FLAG, O_HELP, 0, "same as --help"},
     {"--version", FLAG, O_VERSION, 0, "print the version"},
@@ -314,6 +338,32 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_OFFLOAD_OPT:
     return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
   case O_TIME_TRACE: o->time_trace = 1; break;
+  case O_TIME_TRACE_FILE:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->time_trace = 1;
+    o->time_trace_file = o->storage.v[o->storage.n - 1];
+    break;
+  case O_TIME_TRACE_GRAIN:
+    return parse_count(v, "--wrapper-time-trace-granularity", 0, 100000000,
+                       "microseconds, ", &o->time_trace_grain, d);
+  case O_CUDA_PATH:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->cuda_path = o->storage.v[o->storage.n - 1];
+    break;
+  case O_COMPRESS: o->compress = 1; break;
+  case O_COMPRESSION_LEVEL:
+    return parse_count(v, "--compression-level", -131072, 22, "",
+                       &o->compression_level, d);
+  case O_SYSROOT:
+    if (lw_strvec_push(&o->storage, v) ||
+        lw_strvec_pushf(&o->linker_args, "--sysroot=%s", v))
+      return LW_ENOMEM;
+    o->sysroot = o->storage.v[o->storage.n - 1];
+    break;
+  case O_SHOULD_EXTRACT:
+    return lw_strvec_split(&o->should_extract, v, ',') ? LW_ENOMEM : 0;
   case O_RELOCATABLE:
     o->relocatable = 1;
     return lw_strvec_push(&o->linker_args, "-r") ? LW_ENOMEM : 0;
@@ -399,6 +449,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   memset(o, 0, sizeof *o);
   o->opt_level = 2;
   o->split_mode = DL_SPLIT_AUTO;
+  o->time_trace_grain = 500;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->jobs = cores > 0 ? (int)cores : 1;
   struct lw_strvec args = {0};
@@ -445,5 +496,6 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->gpu_tool_args);
   lw_strvec_free(&o->cpu_tool_args);
   lw_strvec_free(&o->fpga_tool_args);
+  lw_strvec_free(&o->should_extract);
   lw_strvec_free(&o->storage);
 }
