@@ -1,12 +1,15 @@
 /* wrp.h - wrapping: builds the host-side registration module that hands
  * device images to an offloading runtime at program start-up (DPC++ SYCL
  * descriptor through __sycl_register_lib, libomptarget descriptor through
- * __tgt_register_lib). The result is an LLVM module; devlink compiles it. */
+ * __tgt_register_lib). The result is an LLVM module in a context of its own,
+ * which the caller owns (devlink compiles it). */
 #ifndef WRP_H
 #define WRP_H
 
 #include "dl.h"
 #include "lw_base.h"
+
+#include <llvm-c/Core.h>
 
 /* Binary formats of a SYCL device image. */
 enum { WRP_FMT_NONE = 0, WRP_FMT_NATIVE = 1, WRP_FMT_SPIRV = 2,
@@ -24,9 +27,10 @@ struct wrp_sycl_image {
 };
 
 struct wrp_omp_image {
-  const unsigned char *data; /* the linked device image (e.g. a .so) */
+  const unsigned char *binary; /* an OffloadBinary holding the linked
+                                  device image (e.g. a .so), embedded as is */
   size_t size;
-  const char *triple, *arch;
+  size_t image_offset, image_size; /* where the image is in it */
 };
 
 struct wrp_request {
@@ -39,7 +43,7 @@ struct wrp_request {
 };
 
 /* Builds the registration module for every image of `req`. */
-int wrp_build(const struct wrp_request *req, struct dl_module **out,
-              struct lw_diag *d);
+int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
+              LLVMModuleRef *mod, struct lw_diag *d);
 
 #endif

@@ -1,5 +1,6 @@
-/* internal.h - private to wrap/: IR building helpers shared by the SYCL and
- * OpenMP registration builders. */
+/* internal.h - private to wrap/: IR building helpers (ir.c) shared by the
+ * SYCL and OpenMP registration builders (sycl.c, openmp.c), which build.c
+ * puts together. */
 #ifndef WRP_INTERNAL_H
 #define WRP_INTERNAL_H
 
@@ -45,6 +46,9 @@ LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
 /* Adds `fn` to llvm.global_ctors (dtor = 0) or llvm.global_dtors. */
 void wrp__add_xtor(struct wrp__ir *ir, int dtor, LLVMValueRef fn,
                    int priority);
+/* Writes the constructors and destructors added so far as llvm.global_ctors
+ * and llvm.global_dtors. */
+void wrp__finish_xtors(struct wrp__ir *ir);
 
 int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
               struct lw_diag *d);

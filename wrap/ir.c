@@ -1,6 +1,6 @@
 /* ir.c - small LLVM-C helpers to build constant data and start-up functions
- * of a registration module, plus wrp_build which drives the builders. The
- * module is built in its own context so a wrap job may run on any thread. */
+ * of a registration module. The module is built in its own context
+ * (build.c) so a wrap job may run on any thread. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -86,7 +86,7 @@ void wrp__add_xtor(struct wrp__ir *ir, int dtor, LLVMValueRef fn,
 
 /* Writes llvm.global_ctors and llvm.global_dtors from the collected
  * functions. */
-static void finish_xtors(struct wrp__ir *ir) {
+void wrp__finish_xtors(struct wrp__ir *ir) {
   LLVMTypeRef fields[3] = {ir->i32, ir->ptr, ir->ptr};
   LLVMTypeRef ty = LLVMStructTypeInContext(ir->ctx, fields, 3, 0);
   for (int k = 0; k < 2; k++) {
@@ -106,36 +106,4 @@ static void finish_xtors(struct wrp__ir *ir) {
     LLVMSetLinkage(g, LLVMAppendingLinkage);
     LLVMSetInitializer(g, arr);
   }
-}
-
-int wrp_build(const struct wrp_request *req, struct dl_module **out,
-              struct lw_diag *d) {
-  struct wrp__ir ir = {0};
-  ir.ctx = LLVMContextCreate();
-  ir.mod = LLVMModuleCreateWithNameInContext("offload.wrapper.module", ir.ctx);
-  LLVMSetTarget(ir.mod, req->host_triple);
-  ir.i8 = LLVMInt8TypeInContext(ir.ctx);
-  ir.i16 = LLVMInt16TypeInContext(ir.ctx);
-  ir.i32 = LLVMInt32TypeInContext(ir.ctx);
-  ir.i64 = LLVMInt64TypeInContext(ir.ctx);
-  ir.ptr = LLVMPointerTypeInContext(ir.ctx, 0);
-  ir.entry_ty = LLVMStructCreateNamed(ir.ctx, "struct.__tgt_offload_entry");
-  LLVMTypeRef ef[9] = {ir.i64, ir.i16, ir.i16, ir.i32, ir.ptr,
-                       ir.ptr, ir.i64, ir.i64, ir.ptr};
-  LLVMStructSetBody(ir.entry_ty, ef, 9, 0);
-  int rc = 0;
-  if (req->nsycl)
-    rc = wrp__sycl(&ir, req->sycl, req->nsycl, d);
-  if (!rc && req->nomp)
-    rc = wrp__openmp(&ir, req->omp, req->nomp, req->relocatable, d);
-  if (!rc)
-    finish_xtors(&ir);
-  if (rc) {
-    LLVMDisposeModule(ir.mod);
-    LLVMContextDispose(ir.ctx);
-    return rc;
-  }
-  if (dl_module_adopt(ir.ctx, ir.mod, req->host_triple, out))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
 }

@@ -1,7 +1,8 @@
-/* openmp.c - the libomptarget ABI of LLVM 22: each linked device image is
- * embedded as a version-1 OffloadBinary in section .llvm.offloading (so
- * binary tools can still read it; .llvm.offloading.relocatable in a -r link,
- * whose .llvm.offloading is removed afterwards), and a descriptor
+/* openmp.c - the libomptarget ABI of LLVM 22: each linked device image,
+ * which comes packed in a version-1 OffloadBinary, is embedded as such in
+ * section .llvm.offloading (so binary tools can still read it;
+ * .llvm.offloading.relocatable in a -r link, whose .llvm.offloading is
+ * removed afterwards), and a descriptor
  *   { i32 NumDeviceImages, DeviceImages*, HostEntriesBegin, HostEntriesEnd }
  * lists images { ImageStart, ImageEnd, EntriesBegin, EntriesEnd } whose
  * start/end point at the image inside the OffloadBinary. Host entries are the
@@ -10,11 +11,6 @@
  * constructor calls __tgt_register_lib and registers the unregister function
  * with atexit. */
 #include "internal.h"
-
-#include "ex.h"
-
-#include <stdio.h>
-#include <string.h>
 
 static LLVMValueRef entries_bound(struct wrp__ir *ir, LLVMTypeRef arr_ty,
                                   const char *name) {
@@ -54,23 +50,12 @@ int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
   if (n > LW_ARRAY_SIZE(wrapped))
     return lw_error(d, LW_EINVAL, "too many OpenMP device images (%zu)", n);
   for (size_t i = 0; i < n; i++) {
-    struct ex_string strs[2] = {
-        {"arch", (char *)imgs[i].arch, strlen(imgs[i].arch)},
-        {"triple", (char *)imgs[i].triple, strlen(imgs[i].triple)}};
-    struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_OPENMP, 0, strs, 2,
-                                imgs[i].data, imgs[i].size};
-    struct lw_buf blob = {0};
-    size_t img_off;
-    if (ex_write_offload_binary(&wi, &blob, &img_off))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    LLVMValueRef g = wrp__bytes(ir, ".omp_offloading.device_image",
-                                blob.data, blob.len, 0,
-                                relocatable ? ".llvm.offloading.relocatable"
-                                            : ".llvm.offloading",
-                                8);
-    lw_buf_free(&blob);
-    LLVMValueRef f[4] = {wrp__gep(ir, g, img_off),
-                         wrp__gep(ir, g, img_off + imgs[i].size), eb, ee};
+    LLVMValueRef g = wrp__bytes(
+        ir, ".omp_offloading.device_image", imgs[i].binary, imgs[i].size, 0,
+        relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading", 8);
+    LLVMValueRef f[4] = {
+        wrp__gep(ir, g, imgs[i].image_offset),
+        wrp__gep(ir, g, imgs[i].image_offset + imgs[i].image_size), eb, ee};
     wrapped[i] = LLVMConstNamedStruct(img_ty, f, 4);
   }
   LLVMValueRef iend;

@@ -52,10 +52,14 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   struct lw_plan *p = j->data;
   struct wrp_request req = {p->o->host_triple, p->sycl, p->nsycl, p->omp,
                             p->nomp, p->o->relocatable};
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
   struct dl_module *m;
-  int rc = wrp_build(&req, &m, d);
+  int rc = wrp_build(&req, &ctx, &mod, d);
   if (rc)
     return rc;
+  if (dl_module_adopt(ctx, mod, p->o->host_triple, &m))
+    return lw_error(d, LW_ENOMEM, "out of memory");
   if (p->o->print_wrapped && !(p->wrapped_ir = dl_print(m)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   struct lw_buf obj = {0};

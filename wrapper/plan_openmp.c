@@ -132,11 +132,25 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   return 0;
 }
 
+/* The linked image goes in as a version-1 OffloadBinary (so binary tools
+ * still read it from the output), which replaces it in t->image. */
 static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
-  if (lw_grow(&p->omp, p->nomp, &p->capomp, sizeof *p->omp, 4))
+  struct ex_string strs[2] = {{"arch", (char *)t->arch, strlen(t->arch)},
+                              {"triple", (char *)t->triple, strlen(t->triple)}};
+  struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_OPENMP, 0, strs, 2,
+                              t->image.data, t->image.len};
+  struct lw_buf blob = {0};
+  size_t at;
+  if (lw_grow(&p->omp, p->nomp, &p->capomp, sizeof *p->omp, 4) ||
+      ex_write_offload_binary(&wi, &blob, &at)) {
+    lw_buf_free(&blob);
     return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  size_t size = t->image.len;
+  lw_buf_free(&t->image);
+  t->image = blob;
   p->omp[p->nomp++] =
-      (struct wrp_omp_image){t->image.data, t->image.len, t->triple, t->arch};
+      (struct wrp_omp_image){t->image.data, t->image.len, at, size};
   return 0;
 }
 

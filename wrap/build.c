@@ -1,0 +1,37 @@
+/* build.c - the registration module of a link: a context and module for
+ * the host, the SYCL descriptor (sycl.c) and the libomptarget one
+ * (openmp.c) built on the IR helpers (ir.c), then the constructor and
+ * destructor lists. */
+#include "internal.h"
+
+int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
+              LLVMModuleRef *mod, struct lw_diag *d) {
+  struct wrp__ir ir = {0};
+  ir.ctx = LLVMContextCreate();
+  ir.mod = LLVMModuleCreateWithNameInContext("offload.wrapper.module", ir.ctx);
+  LLVMSetTarget(ir.mod, req->host_triple);
+  ir.i8 = LLVMInt8TypeInContext(ir.ctx);
+  ir.i16 = LLVMInt16TypeInContext(ir.ctx);
+  ir.i32 = LLVMInt32TypeInContext(ir.ctx);
+  ir.i64 = LLVMInt64TypeInContext(ir.ctx);
+  ir.ptr = LLVMPointerTypeInContext(ir.ctx, 0);
+  ir.entry_ty = LLVMStructCreateNamed(ir.ctx, "struct.__tgt_offload_entry");
+  LLVMTypeRef ef[9] = {ir.i64, ir.i16, ir.i16, ir.i32, ir.ptr,
+                       ir.ptr, ir.i64, ir.i64, ir.ptr};
+  LLVMStructSetBody(ir.entry_ty, ef, 9, 0);
+  int rc = 0;
+  if (req->nsycl)
+    rc = wrp__sycl(&ir, req->sycl, req->nsycl, d);
+  if (!rc && req->nomp)
+    rc = wrp__openmp(&ir, req->omp, req->nomp, req->relocatable, d);
+  if (!rc)
+    wrp__finish_xtors(&ir);
+  if (rc) {
+    LLVMDisposeModule(ir.mod);
+    LLVMContextDispose(ir.ctx);
+    return rc;
+  }
+  *ctx = ir.ctx;
+  *mod = ir.mod;
+  return 0;
+}
