@@ -389,9 +389,18 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
 }
 
 static int spawn(struct lw_graph *g, struct lw_job *j) {
-  struct proc *p = calloc(1, sizeof *p);
-  if (!p)
+  /* Our environment, but for TMPDIR when the job gives the tool one. */
+  struct lw_strvec env = {0};
+  int oom = 0;
+  for (char **e = environ; j->tmpdir && *e && !oom; e++)
+    oom = strncmp(*e, "TMPDIR=", 7) != 0 && lw_strvec_push(&env, *e);
+  if (j->tmpdir && !oom)
+    oom = lw_strvec_pushf(&env, "TMPDIR=%s", j->tmpdir);
+  struct proc *p = oom ? NULL : calloc(1, sizeof *p);
+  if (!p) {
+    lw_strvec_free(&env);
     return lw_error(&j->diag, LW_ENOMEM, "out of memory");
+  }
   p->j = j;
   p->p.data = p;
   uv_stdio_container_t stdio[3];
@@ -419,11 +428,13 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   po.stdio_count = 3;
   /* Its own process group, so that stopping it stops what it started. */
   po.flags = UV_PROCESS_DETACHED;
+  po.env = j->tmpdir ? env.v : NULL;
   p->open_handles++;
   j->runner = p;
   sigset_t old;
   lw_tmp_signals_hold(&old);
   int r = uv_spawn(&g->loop, &p->p, &po);
+  lw_strvec_free(&env);
   if (r == 0)
     lw_tmp_track_child(p->p.pid);
   lw_tmp_signals_restore(&old);

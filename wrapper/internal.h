@@ -43,6 +43,7 @@ struct lw_options {
   int compress, compression_level;  /* --compress, --compression-level= */
   const char *sysroot;              /* --sysroot= (also the linker's) */
   struct lw_strvec should_extract;  /* --should-extract= architectures */
+  int emit_fatbin_only;             /* --emit-fatbin-only */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
@@ -130,6 +131,10 @@ int lw_tmp_create_dir(const char *stage, struct lw_tmp **out,
                       struct lw_diag *d);
 int lw_tmp_create_in(const struct lw_tmp *dir, const char *name,
                      struct lw_tmp **out, struct lw_diag *d);
+/* A temporary directory for tools to write their own temporaries into
+ * (a job's `tmpdir`): whatever they leave there goes with it. */
+int lw_tmp_create_scratch(const char *stage, struct lw_tmp **out,
+                          struct lw_diag *d);
 
 /* Creates a temporary in the directory of `target` for an atomic write that
  * lw_tmp_commit renames over `target`. */
@@ -194,6 +199,8 @@ struct lw_job {
   struct lw_strvec argv;   /* set by prepare for a tool job */
   int inherit_stdio;       /* tool writes straight to our stdout/stderr */
   const char *hint;        /* added to a tool's failure message */
+  const char *tmpdir;      /* the tool's TMPDIR (a scratch temporary), or
+                              NULL: ours */
   int exit_status;         /* tool's status (128+sig for a signal) */
   struct lw_buf out;       /* captured stdout+stderr of a tool; what a
                               forked child sent */
@@ -254,7 +261,7 @@ struct lw_plan;
 /* What an offload kind brings to the plan (plan.h): one per kind. */
 struct lw_planner;
 extern const struct lw_planner lw_fpga_planner, lw_fpga_desc_planner,
-    lw_sycl_planner, lw_omp_planner;
+    lw_sycl_planner, lw_omp_planner, lw_cuda_planner;
 
 /* Adds the jobs that turn the extracted images into device images (each
  * offload kind's by its planner), wrap them into a registration object and

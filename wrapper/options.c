@@ -88,7 +88,7 @@ static const struct opt table[] = {
     {"--should-extract=", JOINED, O_SHOULD_EXTRACT, 0,
      "<arch,...>: take archive members with device code for these "
      "architectures whether or not a symbol pulls them"},
-    {"--emit-fatbin-only", FLAG, O_EMIT_FATBIN, 1,
+    {"--emit-fatbin-only", FLAG, O_EMIT_FATBIN, 0,
      "write the CUDA/HIP fatbinary to -o, no wrapping or host link"},
     {"--embed-bitcode", FLAG, O_EMBED_BITCODE, 1,
      "register the linked device bitcode instead of compiled images"},
@@ -364,6 +364,7 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     break;
   case O_SHOULD_EXTRACT:
     return lw_strvec_split(&o->should_extract, v, ',') ? LW_ENOMEM : 0;
+  case O_EMIT_FATBIN: o->emit_fatbin_only = 1; break;
   case O_RELOCATABLE:
     o->relocatable = 1;
     return lw_strvec_push(&o->linker_args, "-r") ? LW_ENOMEM : 0;
@@ -472,7 +473,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
     o->host_triple = "x86_64-pc-linux-gnu";
   struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
   o->output = out.index >= 0 ? out.value : "a.out";
-  if (!o->linker_path && !o->help && !o->version)
+  if (!o->linker_path && !o->help && !o->version && !o->emit_fatbin_only)
     return lw_error(d, LW_EINVAL, "no host linker given (--linker-path=)");
   return 0;
 }

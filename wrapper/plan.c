@@ -142,6 +142,64 @@ static int relocate_prepare(struct lw_graph *g, struct lw_job *j,
 static const struct lw_job_kind relocate_kind = {
     .name = "relocate", .prepare = relocate_prepare};
 
+/* ---- what planners share ------------------------------------------------ */
+
+/* Arguments of `list` ("[triple=]arg") that apply to `triple`, each after
+ * `prefix`. */
+static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
+                           const char *triple, const char *prefix) {
+  for (size_t i = 0; i < list->n; i++) {
+    /* "<triple>=<arg>" names a triple (which never starts with '-');
+     * "-opt=value" is an argument for every triple. */
+    const char *a = list->v[i], *eq = strchr(a, '=');
+    if (eq && a[0] != '-') {
+      if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
+        continue; /* for another triple */
+      a = eq + 1;
+    }
+    if (lw_strvec_pushf(argv, "%s%s", prefix, a))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
+                         const char *triple) {
+  return push_for_triple(argv, &o->device_compiler_args, triple, "") ||
+                 push_for_triple(argv, &o->device_linker_args, triple, "-Wl,")
+             ? LW_ENOMEM
+             : 0;
+}
+
+int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
+                           const char *stage, struct lw_diag *d) {
+  for (size_t i = 0; i < t->nimgs; i++) {
+    const struct ex_image *img = t->imgs[i];
+    struct lw_tmp *in;
+    const char *ext =
+        ex_sniff_image_kind(img->data, img->size) == EX_IMG_BITCODE ? "bc"
+        : img->image_kind == EX_IMG_BITCODE                         ? "ll"
+                                                                    : "o";
+    int rc = lw_tmp_create(stage, ext, &in, d);
+    if (!rc && !t->plan->o->dry_run)
+      rc = lw_write_file(lw_tmp_path(in), img->data, img->size, d);
+    if (rc)
+      return rc;
+    if (lw_strvec_push(argv, lw_tmp_path(in)))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
+                          struct lw_diag *d) {
+  (void)g;
+  struct target *t = j->data;
+  if (t->plan->o->dry_run)
+    return 0;
+  return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
+}
+
 /* ---- building the plan ----------------------------------------------------- */
 
 /* An image without an arch (bundles of the old model) is generic code. */
@@ -222,9 +280,15 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
   /* An FPGA archive link writes an archive instead of wrapping and
-   * linking (plan_fpga.c). */
+   * linking (plan_fpga.c); --emit-fatbin-only the fatbinary
+   * (plan_cuda.c). */
   const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
-                                                : &wrap_kind;
+                                   : o->emit_fatbin_only ? &lw__cuda_fatbin_kind
+                                                         : &wrap_kind;
+  if (o->emit_fatbin_only && !p->n)
+    return lw_error(d, LW_EINVAL,
+                    "--emit-fatbin-only: no CUDA device code to make a "
+                    "fatbinary of");
   int rc = 0;
   size_t nfirst = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
@@ -238,7 +302,7 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   free(firsts);
   if (!rc && o->fpga_link)
     return lw__fpga_archive_check(p, d);
-  if (rc)
+  if (rc || o->emit_fatbin_only)
     return rc;
   p->link = lw_graph_add(g, &host_link_kind, p, &p->wrap, p->wrap ? 1 : 0);
   if (!p->link ||

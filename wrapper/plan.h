@@ -150,6 +150,27 @@ void lw__aot_check_coverage(const struct target *t);
 
 void lw__aot_free(struct target *t);
 
+/* ---- plan.c, for the planners ------------------------------------------- */
+
+/* Appends the --device-compiler= and --device-linker= (as -Wl,) arguments
+ * that apply to `triple` ("[triple=]arg"; no triple: every one). */
+int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
+                         const char *triple);
+/* Writes each image of `t` to a temporary of `stage` (.o, .bc or .ll) and
+ * appends its path. */
+int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
+                           const char *stage, struct lw_diag *d);
+/* A device link job's `done`: its output (t->out_tmp) into t->image. */
+int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
+                          struct lw_diag *d);
+
+/* ---- plan_cuda.c ----------------------------------------------------------
+ */
+
+/* --emit-fatbin-only: the fatbinary of every CUDA target's cubin, written
+ * to the output (instead of wrap and the host link). */
+extern const struct lw_job_kind lw__cuda_fatbin_kind;
+
 /* ---- plan_fpga.c ----------------------------------------------------------- */
 
 /* The list file of the link's FPGA libraries (AOCO), written the first time

@@ -11,24 +11,6 @@
 #define LW_CLANG "clang"
 #endif
 
-/* Arguments of `list` ("[triple=]arg") that apply to `triple`. */
-static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
-                           const char *triple, const char *prefix) {
-  for (size_t i = 0; i < list->n; i++) {
-    /* "<triple>=<arg>" names a triple (which never starts with '-');
-     * "-opt=value" is an argument for every triple. */
-    const char *a = list->v[i], *eq = strchr(a, '=');
-    if (eq && a[0] != '-') {
-      if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
-        continue; /* for another triple */
-      a = eq + 1;
-    }
-    if (lw_strvec_pushf(argv, "%s%s", prefix, a))
-      return LW_ENOMEM;
-  }
-  return 0;
-}
-
 static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
                             struct lw_diag *d) {
   (void)g;
@@ -48,22 +30,8 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
       lw_strvec_push(a, "-Wl,--no-undefined") || lw_strvec_push(a, "-o") ||
       lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < t->nimgs; i++) {
-    const struct ex_image *img = t->imgs[i];
-    struct lw_tmp *in;
-    const char *ext = img->image_kind == EX_IMG_OBJECT ? "o"
-                      : ex_sniff_image_kind(img->data, img->size) ==
-                              EX_IMG_BITCODE
-                          ? "bc"
-                                            : "ll"; /* textual IR */
-    if ((rc = lw_tmp_create("openmp-input", ext, &in, d)))
-      return rc;
-    if (!o->dry_run &&
-        (rc = lw_write_file(lw_tmp_path(in), img->data, img->size, d)))
-      return rc;
-    if (lw_strvec_push(a, lw_tmp_path(in)))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-  }
+  if ((rc = lw__push_device_inputs(a, t, "openmp-input", d)))
+    return rc;
   /* The host link's shared libraries serve the device link too (the
    * OpenMP runtime, libm, ...), as upstream; static archives do not: their
    * device code is in the inputs above already. */
@@ -96,24 +64,14 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
   lw_strvec_free(&dirs);
   if (rc)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  if (push_for_triple(a, &o->device_compiler_args, t->triple, "") ||
-      push_for_triple(a, &o->device_linker_args, t->triple, "-Wl,"))
+  if (lw__push_device_args(a, o, t->triple))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
 }
 
-static int omp_link_done(struct lw_graph *g, struct lw_job *j,
-                         struct lw_diag *d) {
-  (void)g;
-  struct target *t = j->data;
-  if (t->plan->o->dry_run)
-    return 0;
-  return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
-}
-
-static const struct lw_job_kind link_kind = {
-    .name = "openmp-device-link", .prepare = omp_link_prepare, .done = omp_link_done};
-
+static const struct lw_job_kind link_kind = {.name = "openmp-device-link",
+                                             .prepare = omp_link_prepare,
+                                             .done = lw__read_device_image};
 
 /* ---- the planner ----------------------------------------------------------- */
 

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct lw_tmp {
@@ -26,6 +28,8 @@ struct lw_tmp {
   volatile int keep;
   volatile int dir; /* a directory: removed after what is in it (the list
                        is newest first) */
+  volatile int scratch; /* a directory tools write into: what they left in
+                           it goes too (one level) */
   struct lw_tmp *volatile next;
 };
 
@@ -41,11 +45,32 @@ static volatile pid_t children[MAX_CHILDREN];
 
 static const int fatal_signals[] = {SIGINT, SIGHUP, SIGTERM, SIGQUIT, SIGPIPE};
 
+/* Removes what is in directory `path`, one level deep, with system calls
+ * only (async signal safe). */
+static void empty_dir(const char *path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  char buf[4096] __attribute__((aligned(8)));
+  long n;
+  while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+    for (long at = 0; at < n;) {
+      struct dirent64 *e = (struct dirent64 *)(buf + at);
+      at += e->d_reclen;
+      if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+          unlinkat(fd, e->d_name, 0) != 0)
+        unlinkat(fd, e->d_name, AT_REMOVEDIR);
+    }
+  close(fd);
+}
+
 static void remove_all(int in_signal) {
   pid_t me = getpid();
   for (struct lw_tmp *t = tmp_list; t; t = t->next) {
     if (t->owner != me || t->keep || !t->path)
       continue;
+    if (t->scratch)
+      empty_dir(t->path);
     if (t->dir)
       rmdir(t->path);
     else
@@ -211,6 +236,14 @@ int lw_tmp_create_dir(const char *stage, struct lw_tmp **out,
   int rc = add(path, cfg_save || cfg_dry, out, d);
   if (!rc)
     (*out)->dir = 1;
+  return rc;
+}
+
+int lw_tmp_create_scratch(const char *stage, struct lw_tmp **out,
+                          struct lw_diag *d) {
+  int rc = lw_tmp_create_dir(stage, out, d);
+  if (!rc)
+    (*out)->scratch = 1;
   return rc;
 }
 

@@ -20,12 +20,19 @@ config.environment["LD_LIBRARY_PATH"] = config.llvm_lib_dir
 if config.fatlink_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
 
+# The CUDA toolkit (not a Debian package) where it is installed.
+cuda = os.environ.get("FATLINK_CUDA_PATH", "/usr/local/cuda")
+if all(os.access(os.path.join(cuda, "bin", t), os.X_OK)
+       for t in ("nvlink", "fatbinary", "ptxas")):
+    config.available_features.add("cuda")
+
 bindir = config.fatlink_bin_dir
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions += [
     ("%fatlink", os.path.join(bindir, "fatlink")),
     ("%fatpack", os.path.join(bindir, "fatpack")),
     ("%bindir", bindir),
+    ("%cuda", cuda),
     ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")),
     ("%clang", os.path.join(config.llvm_tools_dir, "clang")),
     ("%upstream", os.path.join(config.llvm_tools_dir, "clang-linker-wrapper")),
