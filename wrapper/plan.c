@@ -276,6 +276,10 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     t->imgs = ni;
     t->imgs[t->nimgs++] = img;
   }
+  if (o->emit_fatbin_only && !p->n)
+    return lw_error(d, LW_EINVAL,
+                    "--emit-fatbin-only: no CUDA device code to make a "
+                    "fatbinary of");
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -285,10 +289,7 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
                                    : o->emit_fatbin_only ? &lw__cuda_fatbin_kind
                                                          : &wrap_kind;
-  if (o->emit_fatbin_only && !p->n)
-    return lw_error(d, LW_EINVAL,
-                    "--emit-fatbin-only: no CUDA device code to make a "
-                    "fatbinary of");
+
   int rc = 0;
   size_t nfirst = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
