@@ -46,8 +46,7 @@ int aot_aoc_argv(const struct aot_aoc *a, struct lw_strvec *argv) {
 char *aot_aoc_report_folder(const char *output, size_t index, size_t n) {
   static const char *const replaced[] = {".o",   ".a",   ".out",
                                          ".obj", ".lib", ".exe"};
-  const char *base = strrchr(output, '/');
-  base = base ? base + 1 : output;
+  const char *base = lw_base_name(output);
   const char *dot = strrchr(base, '.');
   size_t keep = strlen(output);
   for (size_t i = 0; dot && i < sizeof replaced / sizeof *replaced; i++)

@@ -100,6 +100,9 @@ int lw_write_file(const char *path, const void *p, size_t n,
 /* Is there an executable `tool` in a directory of PATH? */
 int lw_on_path(const char *tool);
 
+/* What follows the last '/' of `path` (all of it when there is none). */
+const char *lw_base_name(const char *path);
+
 /* SYCL aspects (aspects.c, cmake/aspects.def): the aspect's name, or NULL
  * when no aspect has that number; the number of the aspect called
  * name[0..len), or -1. */

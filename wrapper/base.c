@@ -194,6 +194,11 @@ int lw_write_file(const char *path, const void *p, size_t n,
   return 0;
 }
 
+const char *lw_base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
 int lw_on_path(const char *tool) {
   const char *path = getenv("PATH");
   while (path && *path) {

@@ -496,9 +496,7 @@ static int member_prepare(struct lw_graph *g, struct lw_job *j,
                    ? strndup(open + 1, end - (size_t)(open - m->input) - 2)
                    : NULL;
   char *archive = name ? strndup(m->input, (size_t)(open - m->input)) : NULL;
-  const char *base = m->name ? m->name : name ? name : m->input;
-  if (strrchr(base, '/'))
-    base = strrchr(base, '/') + 1;
+  const char *base = lw_base_name(m->name ? m->name : name ? name : m->input);
   int rc = open && (!name || !archive)
                ? lw_error(d, LW_ENOMEM, "out of memory")
                : lw_tmp_create_dir("fpga-member", &m->dir, d);
@@ -755,8 +753,7 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
       if (add_member(a, p, p->t[i].imgs[k]->origin))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
   /* The device member, named after the archive. */
-  const char *base =
-      strrchr(o->output, '/') ? strrchr(o->output, '/') + 1 : o->output;
+  const char *base = lw_base_name(o->output);
   size_t stem = strlen(base) > 2 && strcmp(base + strlen(base) - 2, ".a") == 0
                     ? strlen(base) - 2
                     : strlen(base);

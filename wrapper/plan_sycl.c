@@ -78,9 +78,8 @@ static int store(struct sycl_module *m, int have_file, struct lw_diag *d) {
   if (!rc && m->spv && !have_file)
     rc = lw_write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc && o->dump_dir) {
-    const char *base = strrchr(o->output, '/');
     char *path = lw_xasprintf("%s/%s_%zu.spv", o->dump_dir,
-                              base ? base + 1 : o->output, m->index);
+                              lw_base_name(o->output), m->index);
     rc = path ? lw_write_file(path, m->image.data, m->image.len, d)
               : lw_error(d, LW_ENOMEM, "out of memory");
     free(path);

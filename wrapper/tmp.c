@@ -171,11 +171,6 @@ static const char *tmpdir(void) {
   return t && *t ? t : "/tmp";
 }
 
-static const char *base_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
 /* Creates the file `path` (taking ownership of it): a unique name from the
  * XXXXXX before its last `suffix_len` bytes when `unique`, else the name as
  * it is. A dry run creates nothing. Kept files survive the exit. */
@@ -207,10 +202,10 @@ int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
                   0, 1, out, d);
   if (cfg_dry)
     return create(lw_xasprintf("%s/%s.%s.%u.%s", tmpdir(),
-                               base_name(cfg_output), stage, n, ext),
+                               lw_base_name(cfg_output), stage, n, ext),
                   0, 0, 1, out, d);
   return create(lw_xasprintf("%s/%s.%s-XXXXXX.%s", tmpdir(),
-                             base_name(cfg_output), stage, ext),
+                             lw_base_name(cfg_output), stage, ext),
                 1, (int)strlen(ext) + 1, 0, out, d);
 }
 
@@ -221,9 +216,9 @@ int lw_tmp_create_dir(const char *stage, struct lw_tmp **out,
   char *path = cfg_save ? lw_xasprintf("%s.%s.%u.d", cfg_output, stage, n)
                : cfg_dry
                    ? lw_xasprintf("%s/%s.%s.%u.d", tmpdir(),
-                                  base_name(cfg_output), stage, n)
+                                  lw_base_name(cfg_output), stage, n)
                    : lw_xasprintf("%s/%s.%s-XXXXXX", tmpdir(),
-                                  base_name(cfg_output), stage);
+                                  lw_base_name(cfg_output), stage);
   if (!path)
     return lw_error(d, LW_ENOMEM, "out of memory");
   if (!cfg_dry && (cfg_save ? mkdir(path, 0755) != 0 && errno != EEXIST
