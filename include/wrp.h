@@ -1,8 +1,10 @@
 /* wrp.h - wrapping: builds the host-side registration module that hands
  * device images to an offloading runtime at program start-up (DPC++ SYCL
  * descriptor through __sycl_register_lib, libomptarget descriptor through
- * __tgt_register_lib). The result is an LLVM module in a context of its own,
- * which the caller owns (devlink compiles it). */
+ * __tgt_register_lib, CUDA and HIP fatbinaries through
+ * __cudaRegisterFatBinary and __hipRegisterFatBinary). The result is an LLVM
+ * module in a context of its own, which the caller owns (devlink compiles it).
+ */
 #ifndef WRP_H
 #define WRP_H
 
@@ -33,6 +35,12 @@ struct wrp_omp_image {
   size_t image_offset, image_size; /* where the image is in it */
 };
 
+/* A CUDA or HIP fatbinary of every architecture's device image. */
+struct wrp_fatbin {
+  const unsigned char *data; /* NULL: none */
+  size_t size;
+};
+
 struct wrp_request {
   const char *host_triple;
   const struct wrp_sycl_image *sycl;
@@ -40,6 +48,7 @@ struct wrp_request {
   const struct wrp_omp_image *omp;
   size_t nomp;
   int relocatable; /* -r: images in a section the output keeps */
+  struct wrp_fatbin cuda, hip;
 };
 
 /* Builds the registration module for every image of `req`. */

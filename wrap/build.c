@@ -1,7 +1,7 @@
 /* build.c - the registration module of a link: a context and module for
- * the host, the SYCL descriptor (sycl.c) and the libomptarget one
- * (openmp.c) built on the IR helpers (ir.c), then the constructor and
- * destructor lists. */
+ * the host, the SYCL descriptor (sycl.c), the libomptarget one (openmp.c)
+ * and the CUDA and HIP fatbinaries' registration (cuda.c), built on the IR
+ * helpers (ir.c), then the constructor and destructor lists. */
 #include "internal.h"
 
 int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
@@ -24,6 +24,10 @@ int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
     rc = wrp__sycl(&ir, req->sycl, req->nsycl, d);
   if (!rc && req->nomp)
     rc = wrp__openmp(&ir, req->omp, req->nomp, req->relocatable, d);
+  if (!rc && req->cuda.data)
+    wrp__fatbin(&ir, &req->cuda, 0);
+  if (!rc && req->hip.data)
+    wrp__fatbin(&ir, &req->hip, 1);
   if (!rc)
     wrp__finish_xtors(&ir);
   if (rc) {

@@ -1,6 +1,6 @@
 /* internal.h - private to wrap/: IR building helpers (ir.c) shared by the
- * SYCL and OpenMP registration builders (sycl.c, openmp.c), which build.c
- * puts together. */
+ * SYCL, OpenMP and CUDA/HIP registration builders (sycl.c, openmp.c,
+ * cuda.c), which build.c puts together. */
 #ifndef WRP_INTERNAL_H
 #define WRP_INTERNAL_H
 
@@ -38,6 +38,16 @@ LLVMValueRef wrp__array(struct wrp__ir *ir, const char *name, LLVMTypeRef ty,
 LLVMValueRef wrp__entry(struct wrp__ir *ir, uint16_t kind, LLVMValueRef addr,
                         LLVMValueRef name, uint64_t size);
 
+/* The function `name`, declared as ret(params) if the module lacks it. */
+LLVMValueRef wrp__declare(struct wrp__ir *ir, const char *name, LLVMTypeRef ret,
+                          LLVMTypeRef *params, unsigned n);
+
+/* The linker-made bounds __start_/__stop_llvm_offload_entries of the
+ * section the compilers put host offload entries in, made once per module,
+ * with a zero-sized dummy entry that keeps the section alive. */
+void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
+                       LLVMValueRef *end);
+
 /* Internal void() function in .text.startup calling `callee(arg)`.
  * Returns the function. */
 LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
@@ -54,5 +64,7 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
               struct lw_diag *d);
 int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
                 size_t n, int relocatable, struct lw_diag *d);
+/* CUDA's registration of a fatbinary, or HIP's when `hip`. */
+void wrp__fatbin(struct wrp__ir *ir, const struct wrp_fatbin *fb, int hip);
 
 #endif

@@ -55,6 +55,45 @@ LLVMValueRef wrp__entry(struct wrp__ir *ir, uint16_t kind, LLVMValueRef addr,
   return LLVMConstNamedStruct(ir->entry_ty, f, 9);
 }
 
+LLVMValueRef wrp__declare(struct wrp__ir *ir, const char *name, LLVMTypeRef ret,
+                          LLVMTypeRef *params, unsigned n) {
+  LLVMValueRef fn = LLVMGetNamedFunction(ir->mod, name);
+  return fn ? fn
+            : LLVMAddFunction(ir->mod, name,
+                              LLVMFunctionType(ret, params, n, 0));
+}
+
+void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
+                       LLVMValueRef *end) {
+  static const char sec[] = "llvm_offload_entries";
+  *begin = LLVMGetNamedGlobal(ir->mod, "__start_llvm_offload_entries");
+  *end = LLVMGetNamedGlobal(ir->mod, "__stop_llvm_offload_entries");
+  if (*begin)
+    return;
+  LLVMTypeRef arr0 = LLVMArrayType2(ir->entry_ty, 0);
+  for (int i = 0; i < 2; i++) {
+    LLVMValueRef g = LLVMAddGlobal(ir->mod, arr0,
+                                   i ? "__stop_llvm_offload_entries"
+                                     : "__start_llvm_offload_entries");
+    LLVMSetVisibility(g, LLVMHiddenVisibility);
+    LLVMSetGlobalConstant(g, 1);
+    *(i ? end : begin) = g;
+  }
+  LLVMValueRef dummy =
+      LLVMAddGlobal(ir->mod, arr0, "__dummy.llvm_offload_entries");
+  LLVMSetInitializer(dummy, LLVMConstNull(arr0));
+  LLVMSetGlobalConstant(dummy, 1);
+  LLVMSetLinkage(dummy, LLVMInternalLinkage);
+  LLVMSetSection(dummy, sec);
+  LLVMSetAlignment(dummy, 8);
+  LLVMValueRef used_init = LLVMConstArray2(ir->ptr, &dummy, 1);
+  LLVMValueRef used =
+      LLVMAddGlobal(ir->mod, LLVMTypeOf(used_init), "llvm.compiler.used");
+  LLVMSetLinkage(used, LLVMAppendingLinkage);
+  LLVMSetSection(used, "llvm.metadata");
+  LLVMSetInitializer(used, used_init);
+}
+
 LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
                           const char *callee, LLVMValueRef arg) {
   LLVMTypeRef void_ty = LLVMVoidTypeInContext(ir->ctx);
@@ -62,10 +101,8 @@ LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
   LLVMValueRef fn = LLVMAddFunction(ir->mod, name, fty);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMSetSection(fn, ".text.startup");
-  LLVMTypeRef cty = LLVMFunctionType(void_ty, &ir->ptr, 1, 0);
-  LLVMValueRef c = LLVMGetNamedFunction(ir->mod, callee);
-  if (!c)
-    c = LLVMAddFunction(ir->mod, callee, cty);
+  LLVMValueRef c = wrp__declare(ir, callee, void_ty, &ir->ptr, 1);
+  LLVMTypeRef cty = LLVMGlobalGetValueType(c);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ir->ctx, fn,
                                                             "entry"));

@@ -6,38 +6,16 @@
  *   { i32 NumDeviceImages, DeviceImages*, HostEntriesBegin, HostEntriesEnd }
  * lists images { ImageStart, ImageEnd, EntriesBegin, EntriesEnd } whose
  * start/end point at the image inside the OffloadBinary. Host entries are the
- * linker-made bounds __start_/__stop_llvm_offload_entries of the section the
- * compiler put them in; a zero-sized dummy keeps the section alive. A
+ * linker-made bounds of the section the compiler put them in
+ * (wrp__entry_bounds). A
  * constructor calls __tgt_register_lib and registers the unregister function
  * with atexit. */
 #include "internal.h"
 
-static LLVMValueRef entries_bound(struct wrp__ir *ir, LLVMTypeRef arr_ty,
-                                  const char *name) {
-  LLVMValueRef g = LLVMAddGlobal(ir->mod, arr_ty, name);
-  LLVMSetVisibility(g, LLVMHiddenVisibility);
-  LLVMSetGlobalConstant(g, 1);
-  return g;
-}
-
 int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
                 size_t n, int relocatable, struct lw_diag *d) {
-  LLVMTypeRef arr0 = LLVMArrayType2(ir->entry_ty, 0);
-  LLVMValueRef eb = entries_bound(ir, arr0, "__start_llvm_offload_entries");
-  LLVMValueRef ee = entries_bound(ir, arr0, "__stop_llvm_offload_entries");
-  LLVMValueRef dummy =
-      LLVMAddGlobal(ir->mod, arr0, "__dummy.llvm_offload_entries");
-  LLVMSetInitializer(dummy, LLVMConstNull(arr0));
-  LLVMSetGlobalConstant(dummy, 1);
-  LLVMSetLinkage(dummy, LLVMInternalLinkage);
-  LLVMSetSection(dummy, "llvm_offload_entries");
-  LLVMSetAlignment(dummy, 8);
-  LLVMValueRef used_init = LLVMConstArray2(ir->ptr, &dummy, 1);
-  LLVMValueRef used = LLVMAddGlobal(ir->mod, LLVMTypeOf(used_init),
-                                    "llvm.compiler.used");
-  LLVMSetLinkage(used, LLVMAppendingLinkage);
-  LLVMSetSection(used, "llvm.metadata");
-  LLVMSetInitializer(used, used_init);
+  LLVMValueRef eb, ee;
+  wrp__entry_bounds(ir, &eb, &ee);
 
   LLVMTypeRef img_ty = LLVMStructCreateNamed(ir->ctx, "__tgt_device_image");
   LLVMTypeRef imf[4] = {ir->ptr, ir->ptr, ir->ptr, ir->ptr};
@@ -73,12 +51,12 @@ int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
                                     "__tgt_unregister_lib", desc);
   LLVMValueRef reg = wrp__call_fn(ir, ".omp_offloading.descriptor_reg",
                                   "__tgt_register_lib", desc);
-  LLVMTypeRef atexit_ty = LLVMFunctionType(ir->i32, &ir->ptr, 1, 0);
-  LLVMValueRef atexit_fn = LLVMAddFunction(ir->mod, "atexit", atexit_ty);
+  LLVMValueRef atexit_fn = wrp__declare(ir, "atexit", ir->i32, &ir->ptr, 1);
   LLVMBasicBlockRef bb = LLVMGetEntryBasicBlock(reg);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
   LLVMPositionBuilderBefore(b, LLVMGetLastInstruction(bb));
-  LLVMBuildCall2(b, atexit_ty, atexit_fn, &unreg, 1, "");
+  LLVMBuildCall2(b, LLVMGlobalGetValueType(atexit_fn), atexit_fn, &unreg, 1,
+                 "");
   LLVMDisposeBuilder(b);
   wrp__add_xtor(ir, 0, reg, 101);
   return 0;

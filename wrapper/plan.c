@@ -7,6 +7,8 @@
  *               once it knows N) - plan_sycl.c
  *   OpenMP omp-link (clang -shared: the device objects become a shared
  *            object, as upstream links generic targets) - plan_openmp.c
+ *   CUDA   cuda-device-link per architecture (clang for nvptx64)
+ *            -> fatbinary of them all (once per link) - plan_cuda.c
  *   all    -> wrap (in process: registration module -> host object)
  *          -> host-link (the user's linker into a temporary beside the
  *             output; lw_plan_commit renames it)
@@ -50,8 +52,17 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
 
 static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   struct lw_plan *p = j->data;
-  struct wrp_request req = {p->o->host_triple, p->sycl, p->nsycl, p->omp,
-                            p->nomp, p->o->relocatable};
+  struct wrp_request req = {.host_triple = p->o->host_triple,
+                            .sycl = p->sycl,
+                            .nsycl = p->nsycl,
+                            .omp = p->omp,
+                            .nomp = p->nomp,
+                            .relocatable = p->o->relocatable};
+  /* A dry run registers an empty fatbinary, as upstream prints it. */
+  if (p->cuda_fatbin_job)
+    req.cuda = (struct wrp_fatbin){
+        p->cuda_fatbin.data ? p->cuda_fatbin.data : (const unsigned char *)"",
+        p->cuda_fatbin.len};
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   struct dl_module *m;
@@ -276,18 +287,27 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     t->imgs = ni;
     t->imgs[t->nimgs++] = img;
   }
-  if (o->emit_fatbin_only && !p->n)
-    return lw_error(d, LW_EINVAL,
-                    "--emit-fatbin-only: no CUDA device code to make a "
-                    "fatbinary of");
+  if (o->emit_fatbin_only) {
+    if (!p->n)
+      return lw_error(d, LW_EINVAL,
+                      "--emit-fatbin-only: no CUDA device code to make a "
+                      "fatbinary of");
+    for (size_t i = 0; i < p->n; i++)
+      if (p->t[i].kind != EX_OFK_CUDA)
+        return lw_error_path(d, LW_EINVAL, p->t[i].imgs[0]->origin,
+                             "--emit-fatbin-only takes CUDA device code "
+                             "only, not %s code for '%s'",
+                             ex_offload_kind_name(p->t[i].kind),
+                             p->t[i].triple);
+  }
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)
     return lw_error(d, LW_ENOMEM, "out of memory");
   /* An FPGA archive link writes an archive instead of wrapping and
-   * linking (plan_fpga.c); --emit-fatbin-only the fatbinary
-   * (plan_cuda.c). */
+   * linking (plan_fpga.c); --emit-fatbin-only stops at the fatbinary, which
+   * plan_cuda.c writes to the output. */
   const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
-                                   : o->emit_fatbin_only ? &lw__cuda_fatbin_kind
+                                   : o->emit_fatbin_only ? NULL
                                                          : &wrap_kind;
 
   int rc = 0;
@@ -297,7 +317,7 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
         firsts[nfirst])
       nfirst++;
   /* wrap waits for every target (and for jobs the targets add later). */
-  if (!rc && (p->n || o->fpga_link) &&
+  if (!rc && last && (p->n || o->fpga_link) &&
       !(p->wrap = lw_graph_add(g, last, p, firsts, nfirst)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(firsts);

@@ -111,6 +111,10 @@ struct lw_plan {
   /* The dependency files for aoc, "a.d,b.d" (plan_fpga.c), made once. */
   struct lw_buf dep_files;
   int deps_listed;
+  /* The CUDA fatbinary (plan_cuda.c): its job, file and bytes. */
+  struct lw_job *cuda_fatbin_job;
+  struct lw_tmp *cuda_fatbin_tmp;
+  struct lw_buf cuda_fatbin;
 };
 
 /* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
@@ -163,13 +167,6 @@ int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
 /* A device link job's `done`: its output (t->out_tmp) into t->image. */
 int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d);
-
-/* ---- plan_cuda.c ----------------------------------------------------------
- */
-
-/* --emit-fatbin-only: the fatbinary of every CUDA target's cubin, written
- * to the output (instead of wrap and the host link). */
-extern const struct lw_job_kind lw__cuda_fatbin_kind;
 
 /* ---- plan_fpga.c ----------------------------------------------------------- */
 

@@ -3,9 +3,8 @@
  * of the link are linked into one cubin by clang for nvptx64 (which runs
  * the toolkit's nvlink through clang-nvlink-wrapper, as upstream does);
  * then the toolkit's fatbinary puts every architecture's cubin into one
- * fatbinary. --emit-fatbin-only writes that fatbinary to the output
- * instead of wrapping and linking; registering it in a host program is not
- * supported yet. */
+ * fatbinary, which wrap registers with the CUDA runtime (wrap/cuda.c).
+ * With --emit-fatbin-only the fatbinary is the output instead. */
 #include "plan.h"
 
 #include <stdlib.h>
@@ -72,42 +71,49 @@ static int fatbin_prepare(struct lw_graph *g, struct lw_job *j,
   (void)g;
   struct lw_plan *p = j->data;
   char *tool = cuda_tool(p->o, "fatbinary");
-  int rc = tool ? lw_tmp_create_beside(p->o->output, &p->out_tmp, d)
-                : lw_error(d, LW_ENOMEM, "out of memory");
+  struct lw_tmp **out =
+      p->o->emit_fatbin_only ? &p->out_tmp : &p->cuda_fatbin_tmp;
+  int rc = !tool                    ? lw_error(d, LW_ENOMEM, "out of memory")
+           : p->o->emit_fatbin_only ? lw_tmp_create_beside(p->o->output, out, d)
+                                    : lw_tmp_create("cuda", "fatbin", out, d);
   if (!rc &&
       (lw_strvec_push(&j->argv, tool) || lw_strvec_push(&j->argv, "-64") ||
        lw_strvec_push(&j->argv, "--create") ||
-       lw_strvec_push(&j->argv, lw_tmp_path(p->out_tmp))))
+       lw_strvec_push(&j->argv, lw_tmp_path(*out))))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   free(tool);
   struct target **ts = rc ? NULL : calloc(p->n, sizeof *ts);
   if (!rc && !ts)
     rc = lw_error(d, LW_ENOMEM, "out of memory");
+  size_t n = 0;
   for (size_t i = 0; !rc && i < p->n; i++)
-    ts[i] = &p->t[i];
+    if (p->t[i].kind == EX_OFK_CUDA)
+      ts[n++] = &p->t[i];
   if (!rc)
-    qsort(ts, p->n, sizeof *ts, by_arch_descending);
-  for (size_t i = 0; !rc && i < p->n; i++) {
-    struct target *t = ts[i];
-    if (t->planner != &lw_cuda_planner) {
-      rc = lw_error_path(d, LW_EINVAL, t->imgs[0]->origin,
-                         "--emit-fatbin-only takes CUDA device code only, "
-                         "not %s code for '%s'",
-                         ex_offload_kind_name(t->kind), t->triple);
-      break;
-    }
+    qsort(ts, n, sizeof *ts, by_arch_descending);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const char *arch = ts[i]->arch;
     /* "sm_90a" is sm=90a. */
     if (lw_strvec_pushf(&j->argv, "--image3=kind=elf,sm=%s,file=%s",
-                        strncmp(t->arch, "sm_", 3) == 0 ? t->arch + 3 : t->arch,
-                        lw_tmp_path(t->out_tmp)))
+                        strncmp(arch, "sm_", 3) == 0 ? arch + 3 : arch,
+                        lw_tmp_path(ts[i]->out_tmp)))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
   free(ts);
   return rc;
 }
 
-const struct lw_job_kind lw__cuda_fatbin_kind = {.name = "fatbinary",
-                                                 .prepare = fatbin_prepare};
+static int fatbin_done(struct lw_graph *g, struct lw_job *j,
+                       struct lw_diag *d) {
+  (void)g;
+  struct lw_plan *p = j->data;
+  if (p->o->dry_run || p->o->emit_fatbin_only)
+    return 0;
+  return lw_read_file(lw_tmp_path(p->cuda_fatbin_tmp), &p->cuda_fatbin, d);
+}
+
+static const struct lw_job_kind fatbin_kind = {
+    .name = "fatbinary", .prepare = fatbin_prepare, .done = fatbin_done};
 
 /* ---- the planner --------------------------------------------------------- */
 
@@ -122,21 +128,28 @@ static const char *unsupported(const struct ex_image *img) {
   return NULL;
 }
 
+/* Each architecture's device link; the first target also adds the
+ * fatbinary job, which waits for every one of them. */
 static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
-  if (!t->plan->o->emit_fatbin_only)
-    return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
-                         "registering CUDA device code in the host program "
-                         "is not supported yet (--emit-fatbin-only writes "
-                         "the fatbinary)");
-  if (!(*out = lw_graph_add(g, &link_kind, t, NULL, 0)))
+  struct lw_plan *p = t->plan;
+  struct lw_job *link = lw_graph_add(g, &link_kind, t, NULL, 0);
+  *out = NULL;
+  if (link && !p->cuda_fatbin_job)
+    *out = p->cuda_fatbin_job = lw_graph_add(g, &fatbin_kind, p, &link, 1);
+  else if (link && lw_graph_add_dep(g, p->cuda_fatbin_job, link))
+    link = NULL;
+  if (!link || !p->cuda_fatbin_job)
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
 }
 
 static void free_target(struct target *t) { lw_buf_free(&t->image); }
 
+static void free_plan(struct lw_plan *p) { lw_buf_free(&p->cuda_fatbin); }
+
 const struct lw_planner lw_cuda_planner = {.kind = EX_OFK_CUDA,
                                            .unsupported = unsupported,
                                            .first_job = first_job,
-                                           .free = free_target};
+                                           .free = free_target,
+                                           .free_plan = free_plan};

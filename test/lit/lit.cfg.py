@@ -2,6 +2,7 @@
 # count) first on PATH and its own empty $TMPDIR, so a test can check that
 # fatlink left nothing behind.
 import os
+import subprocess
 import lit.formats
 
 config.name = "fatlink"
@@ -25,6 +26,13 @@ cuda = os.environ.get("FATLINK_CUDA_PATH", "/usr/local/cuda")
 if all(os.access(os.path.join(cuda, "bin", t), os.X_OK)
        for t in ("nvlink", "fatbinary", "ptxas")):
     config.available_features.add("cuda")
+    # An NVIDIA GPU to run the CUDA programs on.
+    try:
+        if subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                          timeout=30).returncode == 0:
+            config.available_features.add("cuda-gpu")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
 
 bindir = config.fatlink_bin_dir
 inputs = os.path.join(config.test_source_root, "Inputs")
