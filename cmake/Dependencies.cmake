@@ -32,6 +32,9 @@ set(FATLINK_LLVM_BIN "${LLVM_TOOLS_BINARY_DIR}")
 # The objcopy that makes a relocatable link's output private (-r).
 set(FATLINK_OBJCOPY "${LLVM_TOOLS_BINARY_DIR}/llvm-objcopy" CACHE FILEPATH
     "llvm-objcopy used after a relocatable link")
+# The bundler that makes HIP fatbinaries.
+set(FATLINK_OFFLOAD_BUNDLER "${LLVM_TOOLS_BINARY_DIR}/clang-offload-bundler"
+    CACHE FILEPATH "clang-offload-bundler used for HIP fatbinaries")
 # The archiver of --fpga-link-type archives.
 set(FATLINK_AR "${LLVM_TOOLS_BINARY_DIR}/llvm-ar" CACHE FILEPATH
     "llvm-ar used for FPGA archive links")

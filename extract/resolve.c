@@ -21,10 +21,14 @@
  * does not matter: no symbol is read, archives are only listed (a broken one
  * is still an error), and the objects' device code is all there is.
  *
- * Last, archive members with device code but no host symbols - device-only
- * libraries - are taken when one of their device images defines a symbol that
- * the device code already included leaves undefined, until nothing changes;
- * and always when they hold an FPGA binary (triple fpga_*): those are DPC++'s
+ * Last, the device side resolves on its own, as a device linker does with
+ * the device code of an archive (nvlink, lld): archive members the host
+ * link left out are taken when one of their device images defines a symbol
+ * that the device code already included leaves undefined, until nothing
+ * changes - device-only libraries, and members whose host part nothing
+ * needs (a HIP or CUDA __device__ function next to a __device__ variable,
+ * whose host shadow is a host symbol) - and members without host symbols
+ * always when they hold an FPGA binary (triple fpga_*): those are DPC++'s
  * wrapped device objects, which no symbol pulls, and DPC++ takes every one
  * of an archive's. Any member with a device image for one of the
  * architectures asked for (--should-extract) is taken too. */
@@ -47,6 +51,7 @@ struct member {
   const unsigned char *data;
   size_t size, header;
   int included, loaded;
+  int no_device; /* read, and it holds no device image */
   struct lw_strvec defs; /* host symbols it defines (loaded lazily) */
 };
 
@@ -341,6 +346,7 @@ static int device_needed(struct resolver *r, struct archive_in *a,
     rc = note_device_symbols(r, *noted);
     *noted = r->set->n;
   }
+  m->no_device = !rc && !tmp.n;
   for (size_t i = 0; !rc && i < tmp.n; i++) {
     if (hostless && strncmp(tmp.images[i].triple, "fpga_", 5) == 0)
       *needed = 1;
@@ -349,7 +355,7 @@ static int device_needed(struct resolver *r, struct archive_in *a,
         *needed = 1;
   }
   struct lw_strvec defs = {0};
-  for (size_t i = 0; !rc && hostless && !*needed && i < tmp.n; i++)
+  for (size_t i = 0; !rc && !*needed && i < tmp.n; i++)
     rc = ex__read_symbols(tmp.images[i].data, tmp.images[i].size, origin,
                           collect_def, &defs, r->d);
   for (size_t k = 0; !rc && k < defs.n && !*needed; k++)
@@ -370,8 +376,7 @@ static int device_only_members(struct resolver *r) {
       for (size_t i = 0; !rc && i < a->n; i++) {
         struct member *m = &a->m[i];
         int needed = 0;
-        if (m->included || (rc = load_defs(r, a, m)) ||
-            (m->defs.n && !r->always->n))
+        if (m->included || m->no_device || (rc = load_defs(r, a, m)))
           continue;
         if (!(rc = device_needed(r, a, m, &noted, &needed)) && needed) {
           rc = pull(r, a, i);

@@ -14,14 +14,16 @@
  *     (__cudaRegisterFunction), else by the flags' low 3 bits a variable
  *     (__cudaRegisterVar, extern and constant from bits 3 and 4) or a
  *     managed variable (__cudaRegisterManagedVar, its shadow pointer in the
- *     entry's aux address, alignment in data). Surface and texture entries
- *     are skipped, as upstream does: CUDA 12 removed surface and texture
- *     references and CUDA 13's runtime has no functions to register them;
- *     their declarations stay, unused, so the module reads as upstream's. */
+ *     entry's aux address, alignment in data), a surface or a texture
+ *     (HIP only: __hipRegisterSurface/Texture with the data as type and
+ *     bit 5 as normalized). CUDA's surface and texture entries are skipped,
+ *     as upstream does: CUDA 12 removed surface and texture references and
+ *     CUDA 13's runtime has no functions to register them; their
+ *     declarations stay, unused, so the module reads as upstream's. */
 #include "internal.h"
 
 enum { CUDA_FAT_MAGIC = 0x466243b1, HIP_FAT_MAGIC = 0x48495046 };
-enum { OFK_CUDA = 2, OFK_HIP = 3 };
+enum { OFK_CUDA = 2, OFK_HIP = 4 };
 enum {
   ENTRY_GLOBAL = 0,
   ENTRY_MANAGED = 1,
@@ -35,6 +37,7 @@ enum {
 /* The names that differ between the two runtimes. */
 struct abi {
   unsigned magic, kind;
+  int surfaces_and_textures; /* registered (HIP) or skipped (CUDA) */
   const char *image_section, *wrapper_section;
   const char *reg_fn, *unreg_fn, *handle, *globals_fn;
   const char *register_fatbin, *unregister_fatbin;
@@ -42,37 +45,40 @@ struct abi {
       *register_surface, *register_texture;
 };
 
-static const struct abi cuda_abi = {CUDA_FAT_MAGIC,
-                                    OFK_CUDA,
-                                    ".nv_fatbin",
-                                    ".nvFatBinSegment",
-                                    ".cuda.fatbin_reg",
-                                    ".cuda.fatbin_unreg",
-                                    ".cuda.binary_handle",
-                                    ".cuda.globals_reg",
-                                    "__cudaRegisterFatBinary",
-                                    "__cudaUnregisterFatBinary",
-                                    "__cudaRegisterFunction",
-                                    "__cudaRegisterVar",
-                                    "__cudaRegisterManagedVar",
-                                    "__cudaRegisterSurface",
-                                    "__cudaRegisterTexture"};
+static const struct abi cuda_abi = {
+    .magic = CUDA_FAT_MAGIC,
+    .kind = OFK_CUDA,
+    .image_section = ".nv_fatbin",
+    .wrapper_section = ".nvFatBinSegment",
+    .reg_fn = ".cuda.fatbin_reg",
+    .unreg_fn = ".cuda.fatbin_unreg",
+    .handle = ".cuda.binary_handle",
+    .globals_fn = ".cuda.globals_reg",
+    .register_fatbin = "__cudaRegisterFatBinary",
+    .unregister_fatbin = "__cudaUnregisterFatBinary",
+    .register_function = "__cudaRegisterFunction",
+    .register_var = "__cudaRegisterVar",
+    .register_managed = "__cudaRegisterManagedVar",
+    .register_surface = "__cudaRegisterSurface",
+    .register_texture = "__cudaRegisterTexture"};
 
-static const struct abi hip_abi = {HIP_FAT_MAGIC,
-                                   OFK_HIP,
-                                   ".hip_fatbin",
-                                   ".hipFatBinSegment",
-                                   ".hip.fatbin_reg",
-                                   ".hip.fatbin_unreg",
-                                   ".hip.binary_handle",
-                                   ".hip.globals_reg",
-                                   "__hipRegisterFatBinary",
-                                   "__hipUnregisterFatBinary",
-                                   "__hipRegisterFunction",
-                                   "__hipRegisterVar",
-                                   "__hipRegisterManagedVar",
-                                   "__hipRegisterSurface",
-                                   "__hipRegisterTexture"};
+static const struct abi hip_abi = {
+    .magic = HIP_FAT_MAGIC,
+    .kind = OFK_HIP,
+    .surfaces_and_textures = 1,
+    .image_section = ".hip_fatbin",
+    .wrapper_section = ".hipFatBinSegment",
+    .reg_fn = ".hip.fatbin_reg",
+    .unreg_fn = ".hip.fatbin_unreg",
+    .handle = ".hip.binary_handle",
+    .globals_fn = ".hip.globals_reg",
+    .register_fatbin = "__hipRegisterFatBinary",
+    .unregister_fatbin = "__hipUnregisterFatBinary",
+    .register_function = "__hipRegisterFunction",
+    .register_var = "__hipRegisterVar",
+    .register_managed = "__hipRegisterManagedVar",
+    .register_surface = "__hipRegisterSurface",
+    .register_texture = "__hipRegisterTexture"};
 
 /* Loads field `idx` of the entry at `e`. */
 static LLVMValueRef field(struct wrp__ir *ir, LLVMBuilderRef b, LLVMValueRef e,
@@ -105,9 +111,11 @@ static LLVMValueRef globals_fn(struct wrp__ir *ir, const struct abi *a,
   LLVMValueRef reg_managed =
       wrp__declare(ir, a->register_managed, vd, managed_args, 6);
   LLVMTypeRef surface_args[6] = {p, p, p, p, i32, i32};
-  wrp__declare(ir, a->register_surface, vd, surface_args, 6);
+  LLVMValueRef reg_surface =
+      wrp__declare(ir, a->register_surface, vd, surface_args, 6);
   LLVMTypeRef texture_args[7] = {p, p, p, p, i32, i32, i32};
-  wrp__declare(ir, a->register_texture, vd, texture_args, 7);
+  LLVMValueRef reg_texture =
+      wrp__declare(ir, a->register_texture, vd, texture_args, 7);
 
   LLVMValueRef fn =
       LLVMAddFunction(ir->mod, a->globals_fn, LLVMFunctionType(vd, &p, 1, 0));
@@ -153,7 +161,7 @@ static LLVMValueRef globals_fn(struct wrp__ir *ir, const struct abi *a,
   LLVMValueRef type = LLVMBuildAnd(b, flags, LLVMConstInt(i32, 7, 0), "type");
   LLVMValueRef ext = flag(ir, b, flags, FLAG_EXTERN, 3, "extern");
   LLVMValueRef cnst = flag(ir, b, flags, FLAG_CONSTANT, 4, "constant");
-  flag(ir, b, flags, FLAG_NORMALIZED, 5, "normalized");
+  LLVMValueRef norm = flag(ir, b, flags, FLAG_NORMALIZED, 5, "normalized");
   LLVMBuildCondBr(
       b,
       LLVMBuildICmp(b, LLVMIntEQ, kind, LLVMConstInt(ir->i16, a->kind, 0), ""),
@@ -189,8 +197,16 @@ static LLVMValueRef globals_fn(struct wrp__ir *ir, const struct abi *a,
                  "");
   LLVMBuildBr(b, bb[IF_END]);
   LLVMPositionBuilderAtEnd(b, bb[SW_SURFACE]);
+  LLVMValueRef sa[6] = {handle, addr, name, name, data, ext};
+  if (a->surfaces_and_textures)
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(reg_surface), reg_surface, sa, 6,
+                   "");
   LLVMBuildBr(b, bb[IF_END]);
   LLVMPositionBuilderAtEnd(b, bb[SW_TEXTURE]);
+  LLVMValueRef ta[7] = {handle, addr, name, name, data, norm, ext};
+  if (a->surfaces_and_textures)
+    LLVMBuildCall2(b, LLVMGlobalGetValueType(reg_texture), reg_texture, ta, 7,
+                   "");
   LLVMBuildBr(b, bb[IF_END]);
 
   LLVMPositionBuilderAtEnd(b, bb[IF_END]);

@@ -41,6 +41,7 @@ struct lw_options {
   int time_trace_grain;             /* microseconds, default 500 */
   const char *cuda_path;            /* --cuda-path= */
   int compress, compression_level;  /* --compress, --compression-level= */
+  int compression_level_given;
   const char *sysroot;              /* --sysroot= (also the linker's) */
   struct lw_strvec should_extract;  /* --should-extract= architectures */
   int emit_fatbin_only;             /* --emit-fatbin-only */
@@ -261,7 +262,7 @@ struct lw_plan;
 /* What an offload kind brings to the plan (plan.h): one per kind. */
 struct lw_planner;
 extern const struct lw_planner lw_fpga_planner, lw_fpga_desc_planner,
-    lw_sycl_planner, lw_omp_planner, lw_cuda_planner;
+    lw_sycl_planner, lw_omp_planner, lw_cuda_planner, lw_hip_planner;
 
 /* Adds the jobs that turn the extracted images into device images (each
  * offload kind's by its planner), wrap them into a registration object and

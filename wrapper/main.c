@@ -46,7 +46,7 @@ static int run_link(const struct lw_options *o, struct link *l,
   }
   static const struct lw_planner *const planners[] = {
       &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_planner,
-      &lw_omp_planner, &lw_cuda_planner};
+      &lw_omp_planner, &lw_cuda_planner, &lw_hip_planner};
   if (!rc)
     rc = lw_plan_build(l->g, o, &l->set, planners, LW_ARRAY_SIZE(planners),
                        &l->plan, d);

@@ -354,6 +354,7 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     break;
   case O_COMPRESS: o->compress = 1; break;
   case O_COMPRESSION_LEVEL:
+    o->compression_level_given = 1;
     return parse_count(v, "--compression-level", -131072, 22, "",
                        &o->compression_level, d);
   case O_SYSROOT:

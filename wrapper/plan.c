@@ -7,8 +7,8 @@
  *               once it knows N) - plan_sycl.c
  *   OpenMP omp-link (clang -shared: the device objects become a shared
  *            object, as upstream links generic targets) - plan_openmp.c
- *   CUDA   cuda-device-link per architecture (clang for nvptx64)
- *            -> fatbinary of them all (once per link) - plan_cuda.c
+ *   CUDA,  gpu-device-link per architecture (clang for nvptx64 or amdgcn)
+ *   HIP      -> fatbinary of them all (once per kind) - plan_cuda.c
  *   all    -> wrap (in process: registration module -> host object)
  *          -> host-link (the user's linker into a temporary beside the
  *             output; lw_plan_commit renames it)
@@ -59,10 +59,13 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
                             .nomp = p->nomp,
                             .relocatable = p->o->relocatable};
   /* A dry run registers an empty fatbinary, as upstream prints it. */
-  if (p->cuda_fatbin_job)
-    req.cuda = (struct wrp_fatbin){
-        p->cuda_fatbin.data ? p->cuda_fatbin.data : (const unsigned char *)"",
-        p->cuda_fatbin.len};
+  struct wrp_fatbin *fbs[LW_FATBIN_SLOTS] = {&req.cuda, &req.hip};
+  for (size_t i = 0; i < LW_FATBIN_SLOTS; i++)
+    if (p->fatbin[i].job)
+      *fbs[i] = (struct wrp_fatbin){p->fatbin[i].bytes.data
+                                        ? p->fatbin[i].bytes.data
+                                        : (const unsigned char *)"",
+                                    p->fatbin[i].bytes.len};
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   struct dl_module *m;
@@ -183,14 +186,16 @@ int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
 }
 
 int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
-                           const char *stage, struct lw_diag *d) {
+                           const char *stage, const char *as,
+                           struct lw_diag *d) {
   for (size_t i = 0; i < t->nimgs; i++) {
     const struct ex_image *img = t->imgs[i];
     struct lw_tmp *in;
     const char *ext =
-        ex_sniff_image_kind(img->data, img->size) == EX_IMG_BITCODE ? "bc"
-        : img->image_kind == EX_IMG_BITCODE                         ? "ll"
-                                                                    : "o";
+        as                                                            ? as
+        : ex_sniff_image_kind(img->data, img->size) == EX_IMG_BITCODE ? "bc"
+        : img->image_kind == EX_IMG_BITCODE                           ? "ll"
+                                                                      : "o";
     int rc = lw_tmp_create(stage, ext, &in, d);
     if (!rc && !t->plan->o->dry_run)
       rc = lw_write_file(lw_tmp_path(in), img->data, img->size, d);
@@ -290,15 +295,23 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   if (o->emit_fatbin_only) {
     if (!p->n)
       return lw_error(d, LW_EINVAL,
-                      "--emit-fatbin-only: no CUDA device code to make a "
-                      "fatbinary of");
-    for (size_t i = 0; i < p->n; i++)
-      if (p->t[i].kind != EX_OFK_CUDA)
-        return lw_error_path(d, LW_EINVAL, p->t[i].imgs[0]->origin,
-                             "--emit-fatbin-only takes CUDA device code "
-                             "only, not %s code for '%s'",
-                             ex_offload_kind_name(p->t[i].kind),
-                             p->t[i].triple);
+                      "--emit-fatbin-only: no CUDA or HIP device code to make "
+                      "a fatbinary of");
+    for (size_t i = 0; i < p->n; i++) {
+      const struct target *t = &p->t[i];
+      if (t->kind != EX_OFK_CUDA && t->kind != EX_OFK_HIP)
+        return lw_error_path(d, LW_EINVAL, t->imgs[0]->origin,
+                             "--emit-fatbin-only takes CUDA or HIP device "
+                             "code only, not %s code for '%s'",
+                             ex_offload_kind_name(t->kind), t->triple);
+      if (t->kind != p->t[0].kind)
+        return lw_error_path(d, LW_EINVAL, t->imgs[0]->origin,
+                             "--emit-fatbin-only: %s device code does not "
+                             "go in one fatbinary with %s device code of '%s'",
+                             ex_offload_kind_name(t->kind),
+                             ex_offload_kind_name(p->t[0].kind),
+                             p->t[0].imgs[0]->origin);
+    }
   }
   struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
   if (!firsts)

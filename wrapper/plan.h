@@ -83,6 +83,17 @@ struct target {
   struct fpga_desc *desc; /* DPC++'s descriptors, one per image, read lazily */
 };
 
+/* One fatbinary of a CUDA or HIP link (plan_cuda.c): its job, made by the
+ * kind's first target, its file and its bytes. */
+enum lw_fatbin_slot { LW_FATBIN_CUDA, LW_FATBIN_HIP, LW_FATBIN_SLOTS };
+struct lw_fatbin {
+  struct lw_plan *plan;
+  unsigned ofk; /* EX_OFK_CUDA or EX_OFK_HIP */
+  struct lw_job *job;
+  struct lw_tmp *tmp;
+  struct lw_buf bytes;
+};
+
 struct lw_plan {
   const struct lw_options *o;
   const struct lw_planner *const *planners;
@@ -111,10 +122,8 @@ struct lw_plan {
   /* The dependency files for aoc, "a.d,b.d" (plan_fpga.c), made once. */
   struct lw_buf dep_files;
   int deps_listed;
-  /* The CUDA fatbinary (plan_cuda.c): its job, file and bytes. */
-  struct lw_job *cuda_fatbin_job;
-  struct lw_tmp *cuda_fatbin_tmp;
-  struct lw_buf cuda_fatbin;
+  /* The CUDA and HIP fatbinaries (plan_cuda.c). */
+  struct lw_fatbin fatbin[LW_FATBIN_SLOTS];
 };
 
 /* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
@@ -160,10 +169,12 @@ void lw__aot_free(struct target *t);
  * that apply to `triple` ("[triple=]arg"; no triple: every one). */
 int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
                          const char *triple);
-/* Writes each image of `t` to a temporary of `stage` (.o, .bc or .ll) and
- * appends its path. */
+/* Writes each image of `t` to a temporary of `stage` and appends its path.
+ * The file's extension is `as`, or if NULL what its content is (.o, .bc or
+ * .ll). */
 int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
-                           const char *stage, struct lw_diag *d);
+                           const char *stage, const char *as,
+                           struct lw_diag *d);
 /* A device link job's `done`: its output (t->out_tmp) into t->image. */
 int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d);

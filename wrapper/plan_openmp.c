@@ -30,7 +30,7 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
       lw_strvec_push(a, "-Wl,--no-undefined") || lw_strvec_push(a, "-o") ||
       lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  if ((rc = lw__push_device_inputs(a, t, "openmp-input", d)))
+  if ((rc = lw__push_device_inputs(a, t, "openmp-input", NULL, d)))
     return rc;
   /* The host link's shared libraries serve the device link too (the
    * OpenMP runtime, libm, ...), as upstream; static archives do not: their
