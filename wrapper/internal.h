@@ -45,6 +45,7 @@ struct lw_options {
   const char *sysroot;              /* --sysroot= (also the linker's) */
   struct lw_strvec should_extract;  /* --should-extract= architectures */
   int emit_fatbin_only;             /* --emit-fatbin-only */
+  int embed_bitcode;                /* --embed-bitcode */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */

@@ -90,8 +90,9 @@ static const struct opt table[] = {
      "architectures whether or not a symbol pulls them"},
     {"--emit-fatbin-only", FLAG, O_EMIT_FATBIN, 0,
      "write the CUDA/HIP fatbinary to -o, no wrapping or host link"},
-    {"--embed-bitcode", FLAG, O_EMBED_BITCODE, 1,
-     "register the linked device bitcode instead of compiled images"},
+    {"--embed-bitcode", FLAG, O_EMBED_BITCODE, 0,
+     "HIP and OpenMP: stop the device link after LTO and register its "
+     "bitcode"},
     {"--help", FLAG, O_HELP, 0, "print this help"},
     {"-help", FLAG, O_HELP, 0, "same as --help"},
     {"--version", FLAG, O_VERSION, 0, "print the version"},
@@ -365,6 +366,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     break;
   case O_SHOULD_EXTRACT:
     return lw_strvec_split(&o->should_extract, v, ',') ? LW_ENOMEM : 0;
+  case O_EMBED_BITCODE:
+    o->embed_bitcode = 1;
+    break;
   case O_EMIT_FATBIN: o->emit_fatbin_only = 1; break;
   case O_RELOCATABLE:
     o->relocatable = 1;

@@ -69,9 +69,13 @@ static int cuda_fatbin_argv(struct lw_strvec *a, const struct lw_plan *p,
   return rc;
 }
 
+/* --embed-bitcode: the code object is the bitcode LTO linked. */
 static int hip_link_args(struct lw_strvec *a, const struct target *t) {
   return lw_strvec_pushf(a, "-mcpu=%s", t->arch) ||
-         lw_strvec_push(a, "-flto") || lw_strvec_push(a, "-Wl,--no-undefined");
+         lw_strvec_push(a, "-flto") ||
+         lw_strvec_push(a, "-Wl,--no-undefined") ||
+         (t->plan->o->embed_bitcode &&
+          lw_strvec_push(a, "-Wl,--lto-emit-llvm"));
 }
 
 /* A bundle entry's id needs the triple's four parts: "amdgcn-amd-amdhsa"
@@ -96,8 +100,7 @@ static int hip_fatbin_argv(struct lw_strvec *a, const struct lw_plan *p,
   /* The host entry is empty and the runtime skips it; upstream names it
    * x86_64-unknown-linux-gnu whatever the host, and so do we, so the
    * bundles are the same bytes. */
-  char *targets =
-      rc ? NULL : strdup("-targets=host-x86_64-unknown-linux-gnu");
+  char *targets = rc ? NULL : strdup("-targets=host-x86_64-unknown-linux-gnu");
   for (size_t i = 0; targets && i < n; i++) {
     char *more = lw_xasprintf("%s,hip-%s%s%s", targets, ts[i]->triple,
                               triple_gap(ts[i]->triple), ts[i]->arch);

@@ -85,6 +85,15 @@ static const char *unsupported(const struct ex_image *img) {
 
 static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
+  /* The bitcode would be registered, found to fit no device, and the
+   * program would quietly run on the host (upstream's link fails: GNU ld
+   * cannot stop after LTO). */
+  if (t->plan->o->embed_bitcode)
+    return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
+                         "--embed-bitcode: OpenMP code for '%s' runs on "
+                         "libomptarget's host plugin, which runs no bitcode "
+                         "images",
+                         t->triple);
   if (!(*out = lw_graph_add(g, &link_kind, t, NULL, 0)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
