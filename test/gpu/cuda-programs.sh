@@ -16,7 +16,8 @@
 # another that comes from a static archive, two architectures in one
 # fatbinary), globals (__device__, __constant__, an extern __device__
 # variable of another TU, managed memory, mixed with an object
-# compiled without -fgpu-rdc; one architecture).
+# compiled without -fgpu-rdc; one architecture), relocatable (saxpy's
+# device code linked and registered by a -r link of each tool first).
 set -eu
 cmd=$1 dir=$2
 case $cmd in
@@ -46,6 +47,13 @@ build)
   }
   link saxpy saxpy_main.o kernels.o libhelpers.a
   link globals globals.o globals_def.o plain.o
+  # relocatable: the device code linked and registered by a -r link first,
+  # then the program links that object.
+  $cxx -fgpu-rdc --offload-new-driver -B "$bindir" -r kernels.o helpers.o -o part.fatlink.o
+  PATH=/usr/lib/llvm-22/bin:$PATH $cxx -fgpu-rdc --offload-new-driver -r kernels.o helpers.o -o part.upstream.o
+  $cxx -fgpu-rdc --offload-new-driver -B "$bindir" saxpy_main.o part.fatlink.o $libs -o relocatable.fatlink
+  PATH=/usr/lib/llvm-22/bin:$PATH $cxx -fgpu-rdc --offload-new-driver saxpy_main.o part.upstream.o $libs \
+    -o relocatable.upstream
   ;;
 run)
   cd "$dir"
