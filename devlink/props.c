@@ -10,6 +10,8 @@
  *   SYCL/misc properties      optLevel
  *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
  *                             @work_group_num_dim, @max_work_group_size
+ *   SYCL/assert used          <kernel> = 1 when it can reach
+ *                             __devicelib_assert_fail
  * Arrays are byte-array properties: a 64-bit little-endian bit count, then
  * the little-endian elements. */
 #include "internal.h"
@@ -243,6 +245,25 @@ static int per_function(LLVMModuleRef mod, const struct dl__set *only,
   return rc;
 }
 
+/* Each kernel whose calls reach the device library's assert
+ * (__devicelib_assert_fail): the runtime then watches for a failed assert
+ * after the kernel runs. Nothing to look for in a module without it. */
+static int assert_used(LLVMModuleRef mod, const struct lw_strvec *kernels,
+                       struct dl_props *out) {
+  LLVMValueRef fail = LLVMGetNamedFunction(mod, "__devicelib_assert_fail");
+  int rc = 0;
+  for (size_t k = 0; fail && !rc && k < kernels->n; k++) {
+    LLVMValueRef f = LLVMGetNamedFunction(mod, kernels->v[k]);
+    struct dl__set reach = {0};
+    if (!f || dl__reachable(&f, 1, &reach))
+      rc = f ? LW_ENOMEM : 0;
+    else if (dl__set_has(&reach, fail))
+      rc = u32(set(out, "SYCL/assert used"), kernels->v[k], 1);
+    dl__set_free(&reach);
+  }
+  return rc;
+}
+
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
               struct dl_props *out, struct lw_diag *d) {
@@ -250,6 +271,8 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   int rc = requirements(mod, only, kernels, out);
   if (!rc)
     rc = per_function(mod, only, kernels, opt_level, out);
+  if (!rc)
+    rc = assert_used(mod, kernels, out);
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");
