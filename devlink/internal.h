@@ -53,13 +53,34 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots,
 int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
                 const char **names, int max);
 
+/* ---- gattrs.c: string attributes of global variables -------------------- */
+
+struct dl__gattr {
+  LLVMValueRef g;
+  struct lw_strvec kv; /* key, value, key, value, ... ("" for a flag) */
+};
+struct dl__gattrs {
+  struct dl__gattr *v;
+  size_t n;
+};
+
+/* Reads the string attributes of every global variable of `m` that has
+ * any. 0 or LW_ENOMEM. */
+int dl__gattrs_read(LLVMModuleRef m, struct dl__gattrs *out);
+/* Attribute `key` of variable `g` ("" for a flag), or NULL. */
+const char *dl__gattr(const struct dl__gattrs *a, LLVMValueRef g,
+                      const char *key);
+void dl__gattrs_free(struct dl__gattrs *a);
+
 /* ---- props.c ------------------------------------------------------------- */
 
-/* The property sets of the part of `mod` made of the functions in `only`
- * whose entry points are `kernels`. */
+/* The property sets of the part of `mod` made of the functions and
+ * variables in `only` whose entry points are `kernels`; `ga` are the
+ * module's global variable attributes. */
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
-              struct dl_props *out, struct lw_diag *d);
+              const struct dl__gattrs *ga, struct dl_props *out,
+              struct lw_diag *d);
 
 /* The known property set `name[0..len)` (a string that outlives every
  * dl_props), or NULL. */

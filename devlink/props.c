@@ -2,16 +2,16 @@
  * runtime reads them (sets and properties ordered by name, as DPC++'s
  * std::map-based registry writes them):
  *   SYCL/device requirements  aspects (uint32 array, always), fixed_target,
- *                             reqd_sub_group_size, reqd_work_group_size_uint64_t
- *                             (uint64 array), work_group_num_dim
- *   SYCL/kernel names         <kernel> = 1
- *   SYCL/kernel param opt     <kernel> = bit array of eliminated parameters
- *                             (none are: all zero, one bit per parameter)
- *   SYCL/misc properties      optLevel
- *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
+ *                             reqd_sub_group_size,
+ * reqd_work_group_size_uint64_t (uint64 array), work_group_num_dim SYCL/kernel
+ * names         <kernel> = 1 SYCL/kernel param opt     <kernel> = bit array of
+ * eliminated parameters (none are: all zero, one bit per parameter) SYCL/misc
+ * properties      optLevel SYCL/program metadata     <f>@reqd_work_group_size,
+ * @reqd_sub_group_size,
  *                             @work_group_num_dim, @max_work_group_size
  *   SYCL/assert used          <kernel> = 1 when it can reach
  *                             __devicelib_assert_fail
+ *   SYCL/device globals       <unique id> = {u32 size, u32 image scope}
  * Arrays are byte-array properties: a 64-bit little-endian bit count, then
  * the little-endian elements. */
 #include "internal.h"
@@ -264,9 +264,50 @@ static int assert_used(LLVMModuleRef mod, const struct lw_strvec *kernels,
   return rc;
 }
 
+/* Each device global the module has (DPC++ marks them with the attribute
+ * sycl-device-global-size): by its sycl-unique-id, its size and whether it
+ * is device_image_scope, as two uint32. */
+static int device_globals(const struct dl__set *only,
+                          const struct dl__gattrs *ga, struct dl_props *out,
+                          struct lw_diag *d) {
+  for (size_t i = 0; i < ga->n; i++) {
+    LLVMValueRef g = ga->v[i].g;
+    const char *size = dl__gattr(ga, g, "sycl-device-global-size");
+    if (!size || !dl__set_has(only, g))
+      continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(g, &len);
+    const char *id = dl__gattr(ga, g, "sycl-unique-id");
+    char *end;
+    unsigned long n = strtoul(size, &end, 10);
+    if (!id || !*id)
+      return lw_error(d, LW_EINVAL,
+                      "device global '%s' has no sycl-unique-id attribute",
+                      name);
+    if (!*size || *end || n > UINT32_MAX)
+      return lw_error(d, LW_EINVAL,
+                      "device global '%s': sycl-device-global-size '%s' is "
+                      "not a size",
+                      name, size);
+    const char *scope = dl__gattr(ga, g, "sycl-device-image-scope");
+    if (!scope)
+      scope = dl__gattr(ga, g, "device_image_scope"); /* older spelling */
+    unsigned char v[8];
+    uint32_t f[2] = {(uint32_t)n, scope && strcmp(scope, "false") != 0};
+    for (int k = 0; k < 8; k++)
+      v[k] = (unsigned char)(f[k / 4] >> (8 * (k % 4)));
+    struct dl_prop *p = add_prop(set(out, "SYCL/device globals"), id);
+    if (!p || dl_encode_byte_array(v, 8, 64, &p->bytes))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    p->type = DL_PROP_BYTE_ARRAY;
+  }
+  return 0;
+}
+
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
-              struct dl_props *out, struct lw_diag *d) {
+              const struct dl__gattrs *ga, struct dl_props *out,
+              struct lw_diag *d) {
   memset(out, 0, sizeof *out);
   int rc = requirements(mod, only, kernels, out);
   if (!rc)
@@ -276,6 +317,10 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");
+  }
+  if ((rc = device_globals(only, ga, out, d))) {
+    dl_props_free(out);
+    return rc;
   }
   dl__props_sort(out);
   return 0;

@@ -263,14 +263,18 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     dl__set_free(&ks[i].reach);
   }
   free(ks);
+  struct dl__gattrs ga = {0};
+  if (!rc && out->n && dl__gattrs_read(m->mod, &ga))
+    rc = LW_ENOMEM;
   for (size_t g = 0; g < out->n; g++) {
     out->g[g].cost = instructions(&reach[g]);
     if (!rc)
-      rc = dl__props(m->mod, &reach[g], &out->g[g].kernels, opt_level,
+      rc = dl__props(m->mod, &reach[g], &out->g[g].kernels, opt_level, &ga,
                      &out->g[g].props, d);
     dl__set_free(&reach[g]);
   }
   free(reach);
+  dl__gattrs_free(&ga);
   if (rc) {
     dl_split_free(out);
     return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
