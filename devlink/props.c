@@ -11,7 +11,9 @@
  *                             @work_group_num_dim, @max_work_group_size
  *   SYCL/assert used          <kernel> = 1 when it can reach
  *                             __devicelib_assert_fail
- *   SYCL/device globals       <unique id> = {u32 size, u32 image scope}
+ *   SYCL/device globals       <unique id> = {u32 size, u32 image scope},
+ *                             and in program metadata
+ *                             <unique id>@global_id_mapping = its name
  * Arrays are byte-array properties: a 64-bit little-endian bit count, then
  * the little-endian elements. */
 #include "internal.h"
@@ -300,6 +302,14 @@ static int device_globals(const struct dl__set *only,
     if (!p || dl_encode_byte_array(v, 8, 64, &p->bytes))
       return lw_error(d, LW_ENOMEM, "out of memory");
     p->type = DL_PROP_BYTE_ARRAY;
+    /* The runtime finds the variable in the image by its name. */
+    char *key = lw_xasprintf("%s@global_id_mapping", id);
+    struct dl_prop *m =
+        key ? add_prop(set(out, "SYCL/program metadata"), key) : NULL;
+    free(key);
+    if (!m || dl_encode_byte_array(name, len, (uint64_t)len * 8, &m->bytes))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    m->type = DL_PROP_BYTE_ARRAY;
   }
   return 0;
 }
