@@ -1,6 +1,8 @@
 /* checks.c - what the post-link refuses or warns about before splitting:
  *   - external functions nothing defines, with who calls them (SPIR-V
- *     built-ins and LLVM intrinsics are the runtime's and the back end's);
+ *     built-ins and LLVM intrinsics are the runtime's and the back end's;
+ *     with dynamic linking, SYCL_EXTERNAL functions another image may
+ *     define);
  *   - aspects that do not exist (lw_aspect_name: cmake/aspects.def;
  *     negative numbers are DPC++'s internal ones, used only to split);
  *   - a kernel whose call graph asks for two different work-group or
@@ -22,11 +24,36 @@ static int builtin(const char *name) {
   return strncmp(name, "llvm.", 5) == 0 || strstr(name, "__spirv_") != NULL;
 }
 
-static int undefined(LLVMModuleRef m, struct lw_diag *d) {
+/* A reserved name: "__x", or an Itanium-mangled one whose first name is
+ * ("_Z3__fv", "_ZN7__spirv3fooEv", "_ZNK..."/"_ZL..." likewise). */
+static int reserved(const char *name) {
+  if (strncmp(name, "__", 2) == 0)
+    return 1;
+  if (strncmp(name, "_Z", 2) != 0)
+    return 0;
+  const char *p = name + 2;
+  if (*p == 'L')
+    p++;
+  if (*p == 'N')
+    for (p++; *p == 'K' || *p == 'V' || *p == 'r'; p++)
+      ;
+  char *end;
+  long len = strtol(p, &end, 10);
+  return end != p && len >= 2 && strncmp(end, "__", 2) == 0;
+}
+
+int dl__importable(LLVMValueRef f) {
+  return !LLVMGetIntrinsicID(f) && !reserved(fname(f)) &&
+         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                       "sycl-module-id", 14) != NULL;
+}
+
+static int undefined(LLVMModuleRef m, unsigned flags, struct lw_diag *d) {
   struct lw_buf msg = {0};
   int n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-    if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || builtin(fname(f)))
+    if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || builtin(fname(f)) ||
+        ((flags & DL_DYNAMIC_LINKING) && dl__importable(f)))
       continue;
     char part[512];
     snprintf(part, sizeof part, "%s'%s' (called by", n++ ? "; " : "",
@@ -138,8 +165,8 @@ int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
   return 0;
 }
 
-int dl__check_module(LLVMModuleRef m, int allow_undefined,
+int dl__check_module(LLVMModuleRef m, unsigned flags,
                      struct lw_strvec *warnings, struct lw_diag *d) {
-  int rc = allow_undefined ? 0 : undefined(m, d);
+  int rc = flags & DL_ALLOW_UNDEFINED ? 0 : undefined(m, flags, d);
   return rc ? rc : aspects_ok(m, warnings, d);
 }

@@ -76,10 +76,10 @@ void dl__gattrs_free(struct dl__gattrs *a);
 
 /* The property sets of the part of `mod` made of the functions and
  * variables in `only` whose entry points are `kernels`; `ga` are the
- * module's global variable attributes. */
+ * module's global variable attributes; `flags` dl_split's. */
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
-              const struct dl__gattrs *ga, struct dl_props *out,
+              const struct dl__gattrs *ga, unsigned flags, struct dl_props *out,
               struct lw_diag *d);
 
 /* The known property set `name[0..len)` (a string that outlives every
@@ -100,10 +100,15 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
 /* ---- checks.c ------------------------------------------------------------- */
 
 /* Module-wide checks before the split: undefined functions (unless
- * allowed), unknown aspects;
+ * `flags` allow them, dl_split's), unknown aspects;
  * warnings (SYCL_EXTERNAL aspects) are appended to `warnings`. */
-int dl__check_module(LLVMModuleRef m, int allow_undefined,
+int dl__check_module(LLVMModuleRef m, unsigned flags,
                      struct lw_strvec *warnings, struct lw_diag *d);
+/* May declaration `f` be defined by another device image, found at run
+ * time (dynamic linking)? A SYCL_EXTERNAL function ("sycl-module-id")
+ * that is no intrinsic and whose name is not reserved ("__", also as the
+ * first name of an Itanium-mangled one), as DPC++ decides. */
+int dl__importable(LLVMValueRef f);
 /* A kernel's call graph must agree on work-group and sub-group sizes. */
 int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
                      struct lw_diag *d);

@@ -11,6 +11,8 @@
  *                             @work_group_num_dim, @max_work_group_size
  *   SYCL/assert used          <kernel> = 1 when it can reach
  *                             __devicelib_assert_fail
+ *   SYCL/imported symbols     <function> = 1 for each SYCL_EXTERNAL function
+ *                             left to another image (-emit-imported-symbols)
  *   SYCL/device globals       <unique id> = {u32 size, u32 image scope},
  *                             and in program metadata
  *                             <unique id>@global_id_mapping = its name
@@ -314,9 +316,22 @@ static int device_globals(const struct dl__set *only,
   return 0;
 }
 
+/* The SYCL_EXTERNAL functions the module leaves to other images. */
+static int imported(LLVMModuleRef mod, const struct dl__set *only,
+                    struct dl_props *out) {
+  int rc = 0;
+  FOR_FUNCTIONS(f, mod, only) {
+    size_t len;
+    if (!rc && LLVMIsDeclaration(f) && dl__importable(f))
+      rc =
+          u32(set(out, "SYCL/imported symbols"), LLVMGetValueName2(f, &len), 1);
+  }
+  return rc;
+}
+
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct lw_strvec *kernels, int opt_level,
-              const struct dl__gattrs *ga, struct dl_props *out,
+              const struct dl__gattrs *ga, unsigned flags, struct dl_props *out,
               struct lw_diag *d) {
   memset(out, 0, sizeof *out);
   int rc = requirements(mod, only, kernels, out);
@@ -324,6 +339,8 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
     rc = per_function(mod, only, kernels, opt_level, out);
   if (!rc)
     rc = assert_used(mod, kernels, out);
+  if (!rc && (flags & DL_EMIT_IMPORTED))
+    rc = imported(mod, only, out);
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");

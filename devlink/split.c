@@ -195,12 +195,12 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
-             int allow_undefined, struct dl_split *out, struct lw_diag *d) {
+             unsigned flags, struct dl_split *out, struct lw_diag *d) {
   struct dl_module *m = *mp;
   memset(out, 0, sizeof *out);
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
-  int rc0 = dl__check_module(m->mod, allow_undefined, &out->warnings, d);
+  int rc0 = dl__check_module(m->mod, flags, &out->warnings, d);
   if (rc0)
     return rc0;
   unsigned anon = 0;
@@ -270,7 +270,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     out->g[g].cost = instructions(&reach[g]);
     if (!rc)
       rc = dl__props(m->mod, &reach[g], &out->g[g].kernels, opt_level, &ga,
-                     &out->g[g].props, d);
+                     flags, &out->g[g].props, d);
     dl__set_free(&reach[g]);
   }
   free(reach);

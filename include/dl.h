@@ -141,12 +141,20 @@ struct dl_split {
   struct lw_strvec warnings; /* one line each, for the user */
 };
 
+/* What dl_split may accept and must write besides the split itself. */
+enum {
+  DL_ALLOW_UNDEFINED = 1, /* a relocatable link: anything may stay undefined */
+  DL_DYNAMIC_LINKING = 2, /* SYCL_EXTERNAL functions may come from another
+                             image at run time (-support-dynamic-linking) */
+  DL_EMIT_IMPORTED = 4,   /* SYCL/imported symbols (-emit-imported-symbols) */
+};
+
 /* Groups the kernels of *m by `mode` and by optional features and computes
  * each group's property sets (`opt_level` gives optLevel); takes the module
  * (*m becomes NULL). Undefined device functions are an error unless
- * `allow_undefined` (a relocatable link). */
+ * `flags` allow them. */
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
-             int allow_undefined, struct dl_split *out, struct lw_diag *d);
+             unsigned flags, struct dl_split *out, struct lw_diag *d);
 
 /* Which batch group i is in: groups come in batches of consecutive
  * groups (fixed by the split alone), and a process building modules makes

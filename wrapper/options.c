@@ -226,8 +226,9 @@ static int parse_split(struct lw_options *o, const char *v, const char *opt,
                   opt, v);
 }
 
-/* sycl-post-link options: the split, and those asking for what fatlink's
- * post-link always does; anything else is refused, not ignored. */
+/* sycl-post-link options: the split, dynamic linking, imported symbols,
+ * and those asking for what fatlink's post-link always does; anything else
+ * is refused, not ignored. */
 static int parse_post_link(struct lw_options *o, const char *v,
                            struct lw_diag *d) {
   static const char *const always[] = {
@@ -239,6 +240,14 @@ static int parse_post_link(struct lw_options *o, const char *v,
     const char *w = words.v[i];
     if (strncmp(w, "-split=", 7) == 0) {
       rc = parse_split(o, w + 7, "-split", d);
+      continue;
+    }
+    if (strcmp(w, "-support-dynamic-linking") == 0) {
+      o->sycl_dynamic_linking = 1;
+      continue;
+    }
+    if (strcmp(w, "-emit-imported-symbols") == 0) {
+      o->sycl_emit_imported = 1;
       continue;
     }
     size_t k;

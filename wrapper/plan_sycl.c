@@ -450,6 +450,12 @@ static int decide_workers(struct target *t) {
   return (size_t)slots < s->nbatches ? slots : (int)s->nbatches;
 }
 
+static unsigned split_flags(const struct lw_options *o) {
+  return (o->relocatable ? DL_ALLOW_UNDEFINED : 0) |
+         (o->sycl_dynamic_linking ? DL_DYNAMIC_LINKING : 0) |
+         (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0);
+}
+
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
   const struct lw_plan *p = t->plan;
@@ -466,8 +472,7 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
   free(in);
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
-                  t->plan->o->opt_level, t->plan->o->relocatable, &t->split,
-                  d);
+                  t->plan->o->opt_level, split_flags(t->plan->o), &t->split, d);
   if (!rc)
     t->workers = decide_workers(t);
   return rc;
