@@ -75,12 +75,13 @@ void dl__gattrs_free(struct dl__gattrs *a);
 /* ---- props.c ------------------------------------------------------------- */
 
 /* The property sets of the part of `mod` made of the functions and
- * variables in `only` whose entry points are `kernels`; `ga` are the
- * module's global variable attributes; `flags` dl_split's. */
+ * variables in `only` whose entry points are group `gr`'s kernels and
+ * exports; `ga` are the module's global variable attributes; `flags`
+ * dl_split's. */
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
-              const struct lw_strvec *kernels, int opt_level,
-              const struct dl__gattrs *ga, unsigned flags, struct dl_props *out,
-              struct lw_diag *d);
+              const struct dl_group *gr, int opt_level,
+              const struct dl__gattrs *ga, unsigned flags,
+              struct dl_props *out, struct lw_diag *d);
 
 /* The known property set `name[0..len)` (a string that outlives every
  * dl_props), or NULL. */
@@ -115,5 +116,8 @@ int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
 
 /* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
 int dl__is_kernel(LLVMValueRef f);
+/* Is `f` a SYCL_EXTERNAL function other images may import (a visible
+ * spir_func definition with "sycl-module-id", no virtual function)? */
+int dl__is_exportable(LLVMValueRef f);
 
 #endif

@@ -12,6 +12,17 @@ int dl__is_kernel(LLVMValueRef f) {
          LLVMGetFunctionCallConv(f) == LLVMSPIRKERNELCallConv;
 }
 
+int dl__is_exportable(LLVMValueRef f) {
+  LLVMLinkage l = LLVMGetLinkage(f);
+  return !LLVMIsDeclaration(f) &&
+         LLVMGetFunctionCallConv(f) == LLVMSPIRFUNCCallConv &&
+         l != LLVMInternalLinkage && l != LLVMPrivateLinkage &&
+         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                       "sycl-module-id", 14) &&
+         !LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                        "indirectly-callable", 19);
+}
+
 int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
                 const char **names, int max) {
   LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));

@@ -11,6 +11,9 @@
  *                             @work_group_num_dim, @max_work_group_size
  *   SYCL/assert used          <kernel> = 1 when it can reach
  *                             __devicelib_assert_fail
+ *   SYCL/exported symbols     <function> = 1 for each SYCL_EXTERNAL function
+ *                             that is an entry point (dynamic linking,
+ *                             -emit-exported-symbols)
  *   SYCL/imported symbols     <function> = 1 for each SYCL_EXTERNAL function
  *                             left to another image (-emit-imported-symbols)
  *   SYCL/device globals       <unique id> = {u32 size, u32 image scope},
@@ -330,9 +333,10 @@ static int imported(LLVMModuleRef mod, const struct dl__set *only,
 }
 
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
-              const struct lw_strvec *kernels, int opt_level,
-              const struct dl__gattrs *ga, unsigned flags, struct dl_props *out,
-              struct lw_diag *d) {
+              const struct dl_group *gr, int opt_level,
+              const struct dl__gattrs *ga, unsigned flags,
+              struct dl_props *out, struct lw_diag *d) {
+  const struct lw_strvec *kernels = &gr->kernels;
   memset(out, 0, sizeof *out);
   int rc = requirements(mod, only, kernels, out);
   if (!rc)
@@ -341,6 +345,9 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
     rc = assert_used(mod, kernels, out);
   if (!rc && (flags & DL_EMIT_IMPORTED))
     rc = imported(mod, only, out);
+  for (size_t i = 0; !rc && (flags & DL_EMIT_EXPORTED) && i < gr->exports.n;
+       i++)
+    rc = u32(set(out, "SYCL/exported symbols"), gr->exports.v[i], 1);
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");

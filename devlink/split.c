@@ -33,6 +33,7 @@
 
 struct kernel {
   LLVMValueRef f;
+  int exported;   /* an exported function, not a kernel */
   char *group_id; /* split scope + feature key */
   struct dl__set reach;
 };
@@ -210,7 +211,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   int rc = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
        f = LLVMGetNextFunction(f)) {
-    if (!dl__is_kernel(f))
+    int exported = !dl__is_kernel(f);
+    if (exported && !((flags & DL_DYNAMIC_LINKING) && dl__is_exportable(f)))
       continue;
     if (lw_grow(&ks, nk, &cap, sizeof *ks, 16)) {
       rc = LW_ENOMEM;
@@ -219,6 +221,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     struct kernel *k = &ks[nk++];
     memset(k, 0, sizeof *k);
     k->f = f;
+    k->exported = exported;
     rc = dl__reachable(&f, 1, &k->reach) ? LW_ENOMEM : group_id(k, mode);
     if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
       break;
@@ -254,7 +257,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       if (ks[i].reach.v[k] && dl__set_add(&reach[g], ks[i].reach.v[k]) < 0)
         rc = LW_ENOMEM;
     size_t len;
-    if (lw_strvec_push(&out->g[g].kernels, LLVMGetValueName2(ks[i].f, &len)) ||
+    if (lw_strvec_push(ks[i].exported ? &out->g[g].exports : &out->g[g].kernels,
+                       LLVMGetValueName2(ks[i].f, &len)) ||
         add_names(&out->g[g].keep, &ks[i].reach))
       rc = LW_ENOMEM;
   }
@@ -269,8 +273,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   for (size_t g = 0; g < out->n; g++) {
     out->g[g].cost = instructions(&reach[g]);
     if (!rc)
-      rc = dl__props(m->mod, &reach[g], &out->g[g].kernels, opt_level, &ga,
-                     flags, &out->g[g].props, d);
+      rc = dl__props(m->mod, &reach[g], &out->g[g], opt_level, &ga, flags,
+                     &out->g[g].props, d);
     dl__set_free(&reach[g]);
   }
   free(reach);
@@ -481,6 +485,7 @@ void dl_split_free(struct dl_split *s) {
   for (size_t i = 0; i < s->n; i++) {
     free(s->g[i].id);
     lw_strvec_free(&s->g[i].kernels);
+    lw_strvec_free(&s->g[i].exports);
     lw_strvec_free(&s->g[i].keep);
     dl_props_free(&s->g[i].props);
   }

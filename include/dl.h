@@ -119,10 +119,14 @@ enum dl_split_mode {
   DL_SPLIT_AUTO,
 };
 
-/* One device module to be: its kernels and every global value they need. */
+/* One device module to be: its kernels and every global value they need.
+ * With dynamic linking, a translation unit's SYCL_EXTERNAL functions are
+ * entry points too (`exports`), split like kernels, so that another
+ * image can import them even when no kernel here calls them. */
 struct dl_group {
   char *id; /* split scope and feature key, for messages */
   struct lw_strvec kernels;
+  struct lw_strvec exports;
   struct lw_strvec keep; /* sorted names */
   size_t cost;           /* instructions in the functions it keeps */
   struct dl_props props; /* the module's property sets */
@@ -147,6 +151,7 @@ enum {
   DL_DYNAMIC_LINKING = 2, /* SYCL_EXTERNAL functions may come from another
                              image at run time (-support-dynamic-linking) */
   DL_EMIT_IMPORTED = 4,   /* SYCL/imported symbols (-emit-imported-symbols) */
+  DL_EMIT_EXPORTED = 8,   /* SYCL/exported symbols (-emit-exported-symbols) */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features and computes

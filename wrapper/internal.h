@@ -46,8 +46,9 @@ struct lw_options {
   struct lw_strvec should_extract;  /* --should-extract= architectures */
   int emit_fatbin_only;             /* --emit-fatbin-only */
   int embed_bitcode;                /* --embed-bitcode */
-  /* post-link: -support-dynamic-linking, -emit-imported-symbols */
-  int sycl_dynamic_linking, sycl_emit_imported;
+  /* post-link: -support-dynamic-linking, -emit-imported-symbols,
+   * -emit-exported-symbols */
+  int sycl_dynamic_linking, sycl_emit_imported, sycl_emit_exported;
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */

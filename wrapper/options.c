@@ -226,7 +226,8 @@ static int parse_split(struct lw_options *o, const char *v, const char *opt,
                   opt, v);
 }
 
-/* sycl-post-link options: the split, dynamic linking, imported symbols,
+/* sycl-post-link options: the split, dynamic linking, imported and exported
+ * symbols,
  * and those asking for what fatlink's post-link always does; anything else
  * is refused, not ignored. */
 static int parse_post_link(struct lw_options *o, const char *v,
@@ -248,6 +249,10 @@ static int parse_post_link(struct lw_options *o, const char *v,
     }
     if (strcmp(w, "-emit-imported-symbols") == 0) {
       o->sycl_emit_imported = 1;
+      continue;
+    }
+    if (strcmp(w, "-emit-exported-symbols") == 0) {
+      o->sycl_emit_exported = 1;
       continue;
     }
     size_t k;

@@ -453,7 +453,8 @@ static int decide_workers(struct target *t) {
 static unsigned split_flags(const struct lw_options *o) {
   return (o->relocatable ? DL_ALLOW_UNDEFINED : 0) |
          (o->sycl_dynamic_linking ? DL_DYNAMIC_LINKING : 0) |
-         (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0);
+         (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
+         (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0);
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
