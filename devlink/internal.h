@@ -116,6 +116,8 @@ int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
 
 /* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
 int dl__is_kernel(LLVMValueRef f);
+/* Is `f` explicit SIMD (ESIMD) code: DPC++'s !sycl_explicit_simd? */
+int dl__is_esimd(LLVMValueRef f);
 /* Is `f` a SYCL_EXTERNAL function other images may import (a visible
  * spir_func definition with "sycl-module-id", no virtual function)? */
 int dl__is_exportable(LLVMValueRef f);

@@ -12,6 +12,10 @@ int dl__is_kernel(LLVMValueRef f) {
          LLVMGetFunctionCallConv(f) == LLVMSPIRKERNELCallConv;
 }
 
+int dl__is_esimd(LLVMValueRef f) {
+  return dl__md_ints(f, "sycl_explicit_simd", NULL, NULL, 0) >= 0;
+}
+
 int dl__is_exportable(LLVMValueRef f) {
   LLVMLinkage l = LLVMGetLinkage(f);
   return !LLVMIsDeclaration(f) &&

@@ -249,6 +249,11 @@ static int per_function(LLVMModuleRef mod, const struct dl__set *only,
   if (!rc)
     rc = u32(set(out, "SYCL/misc properties"), "optLevel",
              (uint32_t)(misc_opt >= 0 ? misc_opt : opt_level));
+  /* The split keeps ESIMD kernels apart: the first one says. */
+  LLVMValueRef k0 =
+      kernels->n ? LLVMGetNamedFunction(mod, kernels->v[0]) : NULL;
+  if (!rc && k0 && dl__is_esimd(k0))
+    rc = u32(set(out, "SYCL/misc properties"), "isEsimdImage", 1);
   return rc;
 }
 

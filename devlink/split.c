@@ -7,7 +7,8 @@
  * each; auto: per_source, or off when function pointers are used) and then
  * by their optional features (seed 001): kernels share a module only if the
  * aspects used anywhere in their call graphs, their required work-group and
- * sub-group sizes and their fixed targets are the same. Groups are ordered
+ * sub-group sizes and their fixed targets are the same; ESIMD kernels
+ * (!sycl_explicit_simd) never share a module with SPMD ones. Groups are ordered
  * by their first kernel in module order, so the result is deterministic.
  *
  * Each group keeps the closure of its kernels (callgraph.c). With one group
@@ -19,8 +20,8 @@
  * copied into every module that needs them. Groups come in batches of
  * consecutive groups: a batch's module is made that way from the linked
  * module, once in each process that builds its groups, and each group's
- * module from its batch's, in a context of its own. A module is the same whichever process builds it and whatever it built
- * before. */
+ * module from its batch's, in a context of its own. A module is the same
+ * whichever process builds it and whatever it built before. */
 #include "internal.h"
 
 #include <llvm-c/BitReader.h>
@@ -116,17 +117,15 @@ static int group_id(struct kernel *k, enum dl_split_mode mode) {
     if (!scope)
       scope = "";
   }
-  int rc = lw_buf_append(&key, scope, mode == DL_SPLIT_PER_SOURCE
-                                          ? len
-                                          : strlen(scope)) ||
-           append(&key, "|a=") ||
-           collect(&k->reach, "sycl_used_aspects", &key) ||
-           append(&key, "|t=") ||
-           collect(&k->reach, "sycl_fixed_targets", &key) ||
-           append(&key, "|w=") || own(k->f, "reqd_work_group_size", &key) ||
-           append(&key, "|s=") ||
-           own(k->f, "intel_reqd_sub_group_size", &key) ||
-           lw_buf_append(&key, "", 1);
+  int rc =
+      lw_buf_append(&key, scope,
+                    mode == DL_SPLIT_PER_SOURCE ? len : strlen(scope)) ||
+      append(&key, "|a=") || collect(&k->reach, "sycl_used_aspects", &key) ||
+      append(&key, "|t=") || collect(&k->reach, "sycl_fixed_targets", &key) ||
+      append(&key, "|w=") || own(k->f, "reqd_work_group_size", &key) ||
+      append(&key, "|s=") || own(k->f, "intel_reqd_sub_group_size", &key) ||
+      append(&key, dl__is_esimd(k->f) ? "|esimd" : "") ||
+      lw_buf_append(&key, "", 1);
   if (rc) {
     lw_buf_free(&key);
     return LW_ENOMEM;
