@@ -2,12 +2,13 @@
  * runtime reads them (sets and properties ordered by name, as DPC++'s
  * std::map-based registry writes them):
  *   SYCL/device requirements  aspects (uint32 array, always), fixed_target,
- *                             reqd_sub_group_size,
- * reqd_work_group_size_uint64_t (uint64 array), work_group_num_dim SYCL/kernel
- * names         <kernel> = 1 SYCL/kernel param opt     <kernel> = bit array of
- * eliminated parameters (none are: all zero, one bit per parameter) SYCL/misc
- * properties      optLevel SYCL/program metadata     <f>@reqd_work_group_size,
- * @reqd_sub_group_size,
+ *                             reqd_sub_group_size, reqd_work_group_size_uint64_t
+ *                             (uint64 array), work_group_num_dim
+ *   SYCL/kernel names         <kernel> = 1
+ *   SYCL/kernel param opt     <kernel> = bit array of eliminated parameters
+ *                             (none are: all zero, one bit per parameter)
+ *   SYCL/misc properties      optLevel, isEsimdImage (an ESIMD module)
+ *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
  *                             @work_group_num_dim, @max_work_group_size
  *   SYCL/assert used          <kernel> = 1 when it can reach
  *                             __devicelib_assert_fail
