@@ -155,9 +155,9 @@ static int link_prepare(struct lw_graph *g, struct lw_job *j,
   return 0;
 }
 
+/* Its output stays a file: the fatbinary tool reads it. */
 static const struct lw_job_kind link_kind = {.name = "gpu-device-link",
-                                             .prepare = link_prepare,
-                                             .done = lw__read_device_image};
+                                             .prepare = link_prepare};
 
 /* ---- the fatbinary ------------------------------------------------------- */
 
@@ -242,7 +242,7 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   return 0;
 }
 
-static void free_target(struct target *t) { lw_buf_free(&t->image); }
+static void free_target(struct target *t) { (void)t; }
 
 static void free_plan(struct lw_plan *p) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(p->fatbin); i++)
