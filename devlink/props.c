@@ -305,14 +305,9 @@ static int device_globals(const struct dl__set *only,
     const char *scope = dl__gattr(ga, g, "sycl-device-image-scope");
     if (!scope)
       scope = dl__gattr(ga, g, "device_image_scope"); /* older spelling */
-    unsigned char v[8];
-    uint32_t f[2] = {(uint32_t)n, scope && strcmp(scope, "false") != 0};
-    for (int k = 0; k < 8; k++)
-      v[k] = (unsigned char)(f[k / 4] >> (8 * (k % 4)));
-    struct dl_prop *p = add_prop(set(out, "SYCL/device globals"), id);
-    if (!p || dl_encode_byte_array(v, 8, 64, &p->bytes))
+    int64_t v[2] = {(int64_t)n, scope && strcmp(scope, "false") != 0};
+    if (array(set(out, "SYCL/device globals"), id, v, 2, 4))
       return lw_error(d, LW_ENOMEM, "out of memory");
-    p->type = DL_PROP_BYTE_ARRAY;
     /* The runtime finds the variable in the image by its name. */
     char *key = lw_xasprintf("%s@global_id_mapping", id);
     struct dl_prop *m =
