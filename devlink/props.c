@@ -258,25 +258,6 @@ static int per_function(LLVMModuleRef mod, const struct dl__set *only,
   return rc;
 }
 
-/* Each kernel whose calls reach the device library's assert
- * (__devicelib_assert_fail): the runtime then watches for a failed assert
- * after the kernel runs. Nothing to look for in a module without it. */
-static int assert_used(LLVMModuleRef mod, const struct lw_strvec *kernels,
-                       struct dl_props *out) {
-  LLVMValueRef fail = LLVMGetNamedFunction(mod, "__devicelib_assert_fail");
-  int rc = 0;
-  for (size_t k = 0; fail && !rc && k < kernels->n; k++) {
-    LLVMValueRef f = LLVMGetNamedFunction(mod, kernels->v[k]);
-    struct dl__set reach = {0};
-    if (!f || dl__reachable(&f, 1, &reach))
-      rc = f ? LW_ENOMEM : 0;
-    else if (dl__set_has(&reach, fail))
-      rc = u32(set(out, "SYCL/assert used"), kernels->v[k], 1);
-    dl__set_free(&reach);
-  }
-  return rc;
-}
-
 /* Each device global the module has (DPC++ marks them with the attribute
  * sycl-device-global-size): by its sycl-unique-id, its size and whether it
  * is device_image_scope, as two uint32. */
@@ -342,8 +323,9 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   int rc = requirements(mod, only, kernels, out);
   if (!rc)
     rc = per_function(mod, only, kernels, opt_level, out);
-  if (!rc)
-    rc = assert_used(mod, kernels, out);
+  /* The runtime watches for a failed assert after these kernels run. */
+  for (size_t i = 0; !rc && i < gr->asserts.n; i++)
+    rc = u32(set(out, "SYCL/assert used"), gr->asserts.v[i], 1);
   if (!rc && (flags & DL_EMIT_IMPORTED))
     rc = imported(mod, only, out);
   for (size_t i = 0; !rc && (flags & DL_EMIT_EXPORTED) && i < gr->exports.n;

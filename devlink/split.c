@@ -226,7 +226,10 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       break;
   }
   /* Groups in order of their first kernel; each gathers what its kernels
-   * reach, for its property sets. */
+   * reach, for its property sets, and which of its kernels can reach the
+   * device library's assert. */
+  LLVMValueRef assert_fail =
+      LLVMGetNamedFunction(m->mod, "__devicelib_assert_fail");
   struct dl__set *reach = NULL;
   for (size_t i = 0; !rc && i < nk; i++) {
     size_t g;
@@ -256,9 +259,13 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       if (ks[i].reach.v[k] && dl__set_add(&reach[g], ks[i].reach.v[k]) < 0)
         rc = LW_ENOMEM;
     size_t len;
+    const char *name = LLVMGetValueName2(ks[i].f, &len);
     if (lw_strvec_push(ks[i].exported ? &out->g[g].exports : &out->g[g].kernels,
-                       LLVMGetValueName2(ks[i].f, &len)) ||
-        add_names(&out->g[g].keep, &ks[i].reach))
+                       name) ||
+        add_names(&out->g[g].keep, &ks[i].reach) ||
+        (!ks[i].exported && assert_fail &&
+         dl__set_has(&ks[i].reach, assert_fail) &&
+         lw_strvec_push(&out->g[g].asserts, name)))
       rc = LW_ENOMEM;
   }
   for (size_t i = 0; i < nk; i++) {
@@ -485,6 +492,7 @@ void dl_split_free(struct dl_split *s) {
     free(s->g[i].id);
     lw_strvec_free(&s->g[i].kernels);
     lw_strvec_free(&s->g[i].exports);
+    lw_strvec_free(&s->g[i].asserts);
     lw_strvec_free(&s->g[i].keep);
     dl_props_free(&s->g[i].props);
   }

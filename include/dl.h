@@ -127,6 +127,8 @@ struct dl_group {
   char *id; /* split scope and feature key, for messages */
   struct lw_strvec kernels;
   struct lw_strvec exports;
+  struct lw_strvec asserts; /* its kernels that can reach
+                               __devicelib_assert_fail */
   struct lw_strvec keep; /* sorted names */
   size_t cost;           /* instructions in the functions it keeps */
   struct dl_props props; /* the module's property sets */
