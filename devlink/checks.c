@@ -1,6 +1,7 @@
 /* checks.c - what the post-link refuses or warns about before splitting:
  *   - external functions nothing defines, with who calls them (SPIR-V
- *     built-ins and LLVM intrinsics are the runtime's and the back end's;
+ *     built-ins and LLVM intrinsics are the runtime's and the back end's,
+ *     specialization-constant getters are lowered per module;
  *     with dynamic linking, SYCL_EXTERNAL functions another image may
  *     define);
  *   - aspects that do not exist (lw_aspect_name: cmake/aspects.def;
@@ -53,6 +54,7 @@ static int undefined(LLVMModuleRef m, unsigned flags, struct lw_diag *d) {
   int n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || builtin(fname(f)) ||
+        dl__spec_getter(f) ||
         ((flags & DL_DYNAMIC_LINKING) && dl__importable(f)))
       continue;
     char part[512];

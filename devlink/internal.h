@@ -93,6 +93,21 @@ struct dl_prop *dl__prop_new(struct dl_props *p, const char *set_name,
 /* Orders sets and properties by name, as DPC++'s registry writes them. */
 void dl__props_sort(struct dl_props *p);
 
+/* ---- specconst.c: SYCL 2020 specialization constants ------------------- */
+
+/* Is `f` one of the front end's specialization-constant getters? */
+int dl__spec_getter(LLVMValueRef f);
+/* Does anything in `only` read a specialization constant? */
+int dl__spec_used(const struct dl__set *only);
+/* Lays out the specialization constants of the functions in `only` for
+ * gr->spec_mode: gr->spec_ids and spec_at, and their property sets in
+ * gr->props. Malformed getter calls are LW_EFORMAT. */
+int dl__spec_layout(LLVMModuleRef m, const struct dl__set *only,
+                    struct dl_group *gr, struct lw_diag *d);
+/* Lowers the getter calls of `m` (the group's module) as its layout says. */
+int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
+                   struct lw_diag *d);
+
 /* ---- spirv_ids.c ---------------------------------------------------------- */
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */

@@ -7,7 +7,8 @@
  *   SYCL/kernel names         <kernel> = 1
  *   SYCL/kernel param opt     <kernel> = bit array of eliminated parameters
  *                             (none are: all zero, one bit per parameter)
- *   SYCL/misc properties      optLevel, isEsimdImage (an ESIMD module)
+ *   SYCL/misc properties      optLevel, isEsimdImage (an ESIMD module),
+ *                             specConstsReplacedWithDefault (specconst.c)
  *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
  *                             @work_group_num_dim, @max_work_group_size
  *   SYCL/assert used          <kernel> = 1 when it can reach
@@ -20,6 +21,7 @@
  *   SYCL/device globals       <unique id> = {u32 size, u32 image scope},
  *                             and in program metadata
  *                             <unique id>@global_id_mapping = its name
+ *   SYCL/specialization constants (and their default values): specconst.c
  * Arrays are byte-array properties: a 64-bit little-endian bit count, then
  * the little-endian elements. */
 #include "internal.h"
@@ -120,11 +122,13 @@ static int cmp_set(const void *a, const void *b) {
 }
 
 /* Sets and properties by name, as DPC++'s std::map-based registry writes
- * them. */
+ * them; but specialization constants stay in the order they were met: the
+ * runtime lays their values out in that order (specconst.c). */
 void dl__props_sort(struct dl_props *p) {
   qsort(p->s, p->n, sizeof *p->s, cmp_set);
   for (size_t i = 0; i < p->n; i++)
-    if (p->s[i].n > 1)
+    if (p->s[i].n > 1 &&
+        strcmp(p->s[i].name, "SYCL/specialization constants") != 0)
       qsort(p->s[i].p, p->s[i].n, sizeof *p->s[i].p, cmp_prop);
 }
 

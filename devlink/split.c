@@ -9,7 +9,10 @@
  * aspects used anywhere in their call graphs, their required work-group and
  * sub-group sizes and their fixed targets are the same; ESIMD kernels
  * (!sycl_explicit_simd) never share a module with SPMD ones. Groups are ordered
- * by their first kernel in module order, so the result is deterministic.
+ * by their first kernel in module order, so the result is deterministic. A
+ * group that reads specialization constants is made once for each way of
+ * lowering them that is asked for (specconst.c), and each copy is lowered
+ * when its module is built.
  *
  * Each group keeps the closure of its kernels (callgraph.c). With one group
  * the linked module is used as it is. With several, the module is written to
@@ -194,6 +197,60 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int copy_group(struct dl_group *to, const struct dl_group *g) {
+  memset(to, 0, sizeof *to);
+  return !(to->id = strdup(g->id)) ||
+                 lw_strvec_extend_from(&to->kernels, &g->kernels) ||
+                 lw_strvec_extend_from(&to->exports, &g->exports) ||
+                 lw_strvec_extend_from(&to->asserts, &g->asserts) ||
+                 lw_strvec_extend_from(&to->keep, &g->keep)
+             ? LW_ENOMEM
+             : 0;
+}
+
+/* Each group that reads specialization constants once for every way of
+ * lowering them that `flags` ask for (native when none), the copies after
+ * each other; *from gets each group's original index (its reach). */
+static int spec_variants(struct dl_split *s, const struct dl__set *reach,
+                         unsigned flags, size_t **from) {
+  unsigned modes = flags & DL_SPEC_MODES ? flags & DL_SPEC_MODES
+                                         : DL_SPEC_NATIVE;
+  size_t nmodes = 0, total = 0;
+  for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1)
+    nmodes += (modes & b) != 0;
+  for (size_t g = 0; g < s->n; g++)
+    total += dl__spec_used(&reach[g]) ? nmodes : 1;
+  struct dl_group *ng = calloc(total ? total : 1, sizeof *ng);
+  if (!ng || !(*from = calloc(total ? total : 1, sizeof **from))) {
+    free(ng);
+    return LW_ENOMEM;
+  }
+  size_t k = 0;
+  int rc = 0;
+  for (size_t g = 0; g < s->n; g++) {
+    int used = dl__spec_used(&reach[g]);
+    ng[k] = s->g[g]; /* moved */
+    (*from)[k++] = g;
+    if (!used)
+      continue;
+    size_t first = k - 1;
+    for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1) {
+      if (!(modes & b))
+        continue;
+      if (ng[first].spec_mode) {
+        if (!rc)
+          rc = copy_group(&ng[k], &ng[first]);
+        (*from)[k++] = g;
+      }
+      ng[k - 1].spec_mode = b;
+    }
+  }
+  free(s->g);
+  s->g = ng;
+  s->n = total;
+  return rc;
+}
+
 int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
              unsigned flags, struct dl_split *out, struct lw_diag *d) {
   struct dl_module *m = *mp;
@@ -273,17 +330,24 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     dl__set_free(&ks[i].reach);
   }
   free(ks);
+  size_t nbase = out->n, *from = NULL;
+  if (!rc)
+    rc = spec_variants(out, reach, flags, &from);
   struct dl__gattrs ga = {0};
   if (!rc && out->n && dl__gattrs_read(m->mod, &ga))
     rc = LW_ENOMEM;
-  for (size_t g = 0; g < out->n; g++) {
-    out->g[g].cost = instructions(&reach[g]);
-    if (!rc)
-      rc = dl__props(m->mod, &reach[g], &out->g[g], opt_level, &ga, flags,
-                     &out->g[g].props, d);
-    dl__set_free(&reach[g]);
+  for (size_t g = 0; !rc && g < out->n; g++) {
+    const struct dl__set *r = &reach[from[g]];
+    out->g[g].cost = instructions(r);
+    rc = dl__props(m->mod, r, &out->g[g], opt_level, &ga, flags,
+                   &out->g[g].props, d);
+    if (!rc && out->g[g].spec_mode)
+      rc = dl__spec_layout(m->mod, r, &out->g[g], d);
   }
+  for (size_t g = 0; g < nbase; g++)
+    dl__set_free(&reach[g]);
   free(reach);
+  free(from);
   dl__gattrs_free(&ga);
   if (rc) {
     dl_split_free(out);
@@ -420,12 +484,23 @@ static int make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
   return rc;
 }
 
+/* The group's specialization constants, lowered in its module. */
+static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
+                 struct lw_diag *d) {
+  int rc = s->g[i].spec_mode ? dl__spec_lower((*out)->mod, &s->g[i], d) : 0;
+  if (rc) {
+    dl_module_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d) {
   if (s->whole) {
     *out = s->whole;
     s->whole = NULL;
-    return 0;
+    return lower(s, i, out, d);
   }
   /* From the batch's module (a fraction of the linked one, so loading it
    * costs a fraction), made once per process that needs it. */
@@ -451,7 +526,7 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
   if (dl_module_adopt(ctx, m, s->triple, out))
     return lw_error(d, LW_ENOMEM, "out of memory");
   (*out)->valid = 1; /* a part of the linked module */
-  return 0;
+  return lower(s, i, out, d);
 }
 
 /* LLVM 22's SPIR-V back end numbers basic-block labels through a table
@@ -494,6 +569,8 @@ void dl_split_free(struct dl_split *s) {
     lw_strvec_free(&s->g[i].exports);
     lw_strvec_free(&s->g[i].asserts);
     lw_strvec_free(&s->g[i].keep);
+    lw_strvec_free(&s->g[i].spec_ids);
+    free(s->g[i].spec_at);
     dl_props_free(&s->g[i].props);
   }
   free(s->g);

@@ -130,6 +130,11 @@ struct dl_group {
   struct lw_strvec asserts; /* its kernels that can reach
                                __devicelib_assert_fail */
   struct lw_strvec keep; /* sorted names */
+  unsigned spec_mode;    /* how its specialization constants are lowered
+                            (one DL_SPEC_*), 0 when it uses none */
+  struct lw_strvec spec_ids; /* their symbolic ids, in the order met */
+  uint32_t *spec_at;     /* each one's first SpecId (native) or offset in
+                            the buffer (emulation) */
   size_t cost;           /* instructions in the functions it keeps */
   struct dl_props props; /* the module's property sets */
 };
@@ -154,10 +159,17 @@ enum {
                              image at run time (-support-dynamic-linking) */
   DL_EMIT_IMPORTED = 4,   /* SYCL/imported symbols (-emit-imported-symbols) */
   DL_EMIT_EXPORTED = 8,   /* SYCL/exported symbols (-emit-exported-symbols) */
+  /* The ways to lower specialization constants that are asked for (none:
+   * native); a group that uses them is made once for each, the copies
+   * following each other (specconst.c). */
+  DL_SPEC_NATIVE = 16,    /* SPIR-V specialization constants */
+  DL_SPEC_EMULATION = 32, /* loads from the kernel's spec-constant buffer */
+  DL_SPEC_DEFAULT = 64,   /* their default values */
+  DL_SPEC_MODES = DL_SPEC_NATIVE | DL_SPEC_EMULATION | DL_SPEC_DEFAULT,
 };
 
-/* Groups the kernels of *m by `mode` and by optional features and computes
- * each group's property sets (`opt_level` gives optLevel); takes the module
+/* Groups the kernels of *m by `mode` and by optional features (and by the
+ * DL_SPEC_* modes in `flags`) and computes each group's property sets (`opt_level` gives optLevel); takes the module
  * (*m becomes NULL). Undefined device functions are an error unless
  * `flags` allow them. */
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,

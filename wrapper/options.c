@@ -227,9 +227,8 @@ static int parse_split(struct lw_options *o, const char *v, const char *opt,
 }
 
 /* sycl-post-link options: the split, dynamic linking, imported and exported
- * symbols,
- * and those asking for what fatlink's post-link always does; anything else
- * is refused, not ignored. */
+ * symbols, specialization constants, and those asking for what fatlink's
+ * post-link always does; anything else is refused, not ignored. */
 static int parse_post_link(struct lw_options *o, const char *v,
                            struct lw_diag *d) {
   static const char *const always[] = {
@@ -253,6 +252,24 @@ static int parse_post_link(struct lw_options *o, const char *v,
     }
     if (strcmp(w, "-emit-exported-symbols") == 0) {
       o->sycl_emit_exported = 1;
+      continue;
+    }
+    if (strncmp(w, "-spec-const=", 12) == 0) {
+      /* rt and default: older DPC++'s names */
+      const char *m = w + 12;
+      o->sycl_spec_const =
+          !strcmp(m, "native") || !strcmp(m, "rt")           ? DL_SPEC_NATIVE
+          : !strcmp(m, "emulation") || !strcmp(m, "default") ? DL_SPEC_EMULATION
+                                                             : 0;
+      if (!o->sycl_spec_const)
+        rc = lw_error(d, LW_EINVAL,
+                      "invalid -spec-const value '%s' (expected native or "
+                      "emulation)",
+                      m);
+      continue;
+    }
+    if (strcmp(w, "-generate-device-image-default-spec-consts") == 0) {
+      o->sycl_default_spec_images = 1;
       continue;
     }
     size_t k;

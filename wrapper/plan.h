@@ -158,6 +158,17 @@ int lw__aot_plan_target(struct target *t, struct lw_diag *d);
 int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
                          struct lw_diag *d);
 
+/* How out k takes specialization constants: the DL_SPEC_* modes of the
+ * module copies it gets. */
+unsigned lw__aot_spec_modes(const struct target *t, size_t k);
+/* Does out k get module `module` (its copy for the out's way of lowering
+ * specialization constants, or a module without any)? */
+int lw__aot_takes(const struct target *t, size_t k, size_t module);
+
+/* After the split: warns about AOT devices of generic SPIR-V that get
+ * specialization constants as their default values. */
+void lw__aot_spec_warning(const struct target *t);
+
 /* After every job: warns about kernels no requested target got. */
 void lw__aot_check_coverage(const struct target *t);
 

@@ -257,6 +257,44 @@ int lw__aot_plan_target(struct target *t, struct lw_diag *d) {
   return rc;
 }
 
+/* How out k takes specialization constants (DL_SPEC_*): as -spec-const=
+ * says, else native for the JIT image and emulation for the device of an
+ * AOT triple's image (its front end passes kernels the buffer); a device
+ * of generic SPIR-V gets the default values, having no buffer; and with
+ * -generate-device-image-default-spec-consts, AOT devices get images with
+ * the default values too, which the runtime takes when no constant is set. */
+unsigned lw__aot_spec_modes(const struct target *t, size_t k) {
+  const struct lw_options *o = t->plan->o;
+  int aot = t->outs[k].kind != AOT_JIT;
+  unsigned m = o->sycl_spec_const ? o->sycl_spec_const
+               : !aot             ? DL_SPEC_NATIVE
+               : t->aot != AOT_JIT ? DL_SPEC_EMULATION
+                                   : DL_SPEC_DEFAULT;
+  return m | (aot && o->sycl_default_spec_images ? DL_SPEC_DEFAULT : 0);
+}
+
+int lw__aot_takes(const struct target *t, size_t k, size_t module) {
+  unsigned mode = module < t->split.n ? t->split.g[module].spec_mode : 0;
+  return !mode || (mode & lw__aot_spec_modes(t, k));
+}
+
+void lw__aot_spec_warning(const struct target *t) {
+  if (t->aot != AOT_JIT || t->plan->o->sycl_spec_const)
+    return;
+  size_t i;
+  for (i = 0; i < t->split.n; i++)
+    if (t->split.g[i].spec_mode)
+      break;
+  for (size_t k = 0; i < t->split.n && k < t->nouts; k++)
+    if (t->outs[k].kind != AOT_JIT)
+      fprintf(stderr,
+              "fatlink: warning: the %s images for %s hold the default "
+              "values of their specialization constants: code compiled for "
+              "JIT SPIR-V passes kernels no specialization-constant buffer "
+              "(compile it for the AOT target to set them at run time)\n",
+              t->triple, t->outs[k].name);
+}
+
 /* ---- filter and compile -------------------------------------------------- */
 
 struct aot_job {
@@ -436,7 +474,7 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
   requirements(gr ? &gr->props : &none, &r, aspects, fixed, 64);
   for (size_t k = 0; k < t->nouts; k++) {
     const struct sycl_out *out = &t->outs[k];
-    if (out->kind == AOT_JIT)
+    if (out->kind == AOT_JIT || !lw__aot_takes(t, k, m->index))
       continue;
     char why[256];
     if (aot_filter(out->dev, &r, why, sizeof why)) {
@@ -475,11 +513,15 @@ void lw__aot_check_coverage(const struct target *t) {
       return; /* the JIT image has every kernel */
   for (size_t i = 0; i < t->nmodules && i < t->split.n; i++) {
     const struct sycl_module *m = &t->modules[i];
-    size_t k;
-    for (k = 0; k < t->nouts; k++)
+    size_t k, taken = 0;
+    for (k = 0; k < t->nouts; k++) {
+      if (!lw__aot_takes(t, k, i))
+        continue; /* a copy of the module for other outs */
+      taken++;
       if (m->aot && !m->aot[k].dropped)
         break;
-    if (k < t->nouts)
+    }
+    if (k < t->nouts || !taken)
       continue;
     const struct lw_strvec *ks = &t->split.g[i].kernels;
     for (size_t n = 0; n < ks->n; n++)

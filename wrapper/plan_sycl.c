@@ -450,8 +450,12 @@ static int decide_workers(struct target *t) {
   return (size_t)slots < s->nbatches ? slots : (int)s->nbatches;
 }
 
-static unsigned split_flags(const struct lw_options *o) {
-  return (o->relocatable ? DL_ALLOW_UNDEFINED : 0) |
+static unsigned split_flags(const struct target *t) {
+  const struct lw_options *o = t->plan->o;
+  unsigned spec = 0;
+  for (size_t k = 0; k < t->nouts; k++)
+    spec |= lw__aot_spec_modes(t, k);
+  return spec | (o->relocatable ? DL_ALLOW_UNDEFINED : 0) |
          (o->sycl_dynamic_linking ? DL_DYNAMIC_LINKING : 0) |
          (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
          (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0);
@@ -473,7 +477,7 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
   free(in);
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
-                  t->plan->o->opt_level, split_flags(t->plan->o), &t->split, d);
+                  t->plan->o->opt_level, split_flags(t), &t->split, d);
   if (!rc)
     t->workers = decide_workers(t);
   return rc;
@@ -536,6 +540,7 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
   struct target *t = j->data;
   for (size_t i = 0; i < t->split.warnings.n; i++)
     fprintf(stderr, "fatlink: warning: %s\n", t->split.warnings.v[i]);
+  lw__aot_spec_warning(t);
   size_t n = t->plan->o->dry_run ? 1 : t->split.n;
   if (!n) {
     fprintf(stderr, "fatlink: warning: no SYCL kernels in the device code for "
@@ -621,7 +626,8 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
       const struct sycl_out *out = &t->outs[u];
       const struct lw_buf *img =
           out->kind == AOT_JIT ? &m->image : &m->aot[u].image;
-      if (out->kind != AOT_JIT && (m->aot[u].dropped || !img->len))
+      if (!lw__aot_takes(t, u, k) ||
+          (out->kind != AOT_JIT && (m->aot[u].dropped || !img->len)))
         continue;
       const struct dl_props *props =
           out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;

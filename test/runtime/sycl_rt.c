@@ -7,6 +7,8 @@
  *
  * SYCL_RT_DUMP=<prefix> writes image i to <prefix><i>.spv (SPIR-V, for
  * spirv-val) or <prefix><i>.bin (native).
+ * Specialization constants are laid out as the DPC++ runtime does, which
+ * checks that their default values fill the layout.
  * SYCL_RT_EXPECT=<t1,t2,...> checks that every kernel is in an image of each
  * target: "spir64" is the JIT SPIR-V, any other name an AOT image whose
  * "compile_target" property says it (intel_gpu_skl, spir64_x86_64).
@@ -181,6 +183,74 @@ static void walk_props(const struct prop_set *b, const struct prop_set *e) {
   }
 }
 
+static const struct prop *find_prop(const struct prop_set *b,
+                                    const struct prop_set *e, const char *set,
+                                    const char *name) {
+  for (const struct prop_set *s = b; s && s < e; s++)
+    for (const struct prop *p = s->begin; strcmp(s->name, set) == 0 && p < s->end;
+         p++)
+      if (!name || strcmp(p->name, name) == 0)
+        return p;
+  return NULL;
+}
+
+static uint32_t u32_at(const struct prop *p, uint64_t i) {
+  uint32_t v;
+  memcpy(&v, (const char *)p->addr + 8 + 4 * i, 4);
+  return v;
+}
+
+/* Specialization constants as the DPC++ runtime reads them: it walks the
+ * constants in order, each a list of {id, offset in the constant, size},
+ * and lays their values out one after the other, leaving the gaps the
+ * offsets say; the default values must fill that layout exactly. Prints
+ * where each constant's value lies. An image whose values were replaced by
+ * their defaults has no specialization constants left. */
+static void spec_consts(const struct prop_set *b, const struct prop_set *e) {
+  static const char ids[] = "SYCL/specialization constants";
+  const struct prop *all = find_prop(
+      b, e, "SYCL/specialization constants default values", "all");
+  const struct prop *def =
+      find_prop(b, e, "SYCL/misc properties", "specConstsReplacedWithDefault");
+  const struct prop *any = find_prop(b, e, ids, NULL);
+  if (def) {
+    CHECK(def->type == 1 && def->size == 1 && !any && !all,
+          "an image with default values has specialization constants");
+    return;
+  }
+  CHECK(!any == !all, "specialization constants without default values, or "
+                      "the reverse");
+  if (!any)
+    return;
+  uint64_t blob = 0;
+  for (const struct prop_set *s = b; s < e; s++) {
+    if (strcmp(s->name, ids) != 0)
+      continue;
+    for (const struct prop *p = s->begin; p < s->end; p++) {
+      CHECK(p->type == 2 && (p->size - 8) % 12 == 0 && p->size > 8,
+            "spec constant '%s': not a list of triples", p->name);
+      uint64_t local = 0, start = blob;
+      printf("  spec constant %s:", p->name);
+      for (uint64_t k = 0; k < (p->size - 8) / 12; k++) {
+        uint32_t id = u32_at(p, 3 * k), off = u32_at(p, 3 * k + 1),
+                 size = u32_at(p, 3 * k + 2);
+        CHECK(off >= local, "spec constant '%s': offsets go back", p->name);
+        blob += off - local;
+        if (id != 0xffffffffu)
+          printf(" id %u at %llu (+%u, %u bytes)", id,
+                 (unsigned long long)blob, off, size);
+        local = off + size;
+        blob += size;
+      }
+      printf(", %llu bytes from %llu\n", (unsigned long long)(blob - start),
+             (unsigned long long)start);
+    }
+  }
+  CHECK(all->type == 2 && all->size - 8 == blob,
+        "default values: %llu bytes for a layout of %llu",
+        (unsigned long long)(all->size - 8), (unsigned long long)blob);
+}
+
 static void walk(const struct desc *d) {
   CHECK(d && d->version == 1, "descriptor version %u", d ? d->version : 0);
   CHECK(d->count > 0 && d->images, "descriptor has no images");
@@ -255,8 +325,10 @@ static void walk(const struct desc *d) {
         places[nplaces++].kernel = en->name;
       }
     }
-    if (version == 2)
+    if (version == 2) {
       walk_props(v2->sets_begin, v2->sets_end);
+      spec_consts(v2->sets_begin, v2->sets_end);
+    }
 #ifdef SYCL_RT_OPENCL
     if (native && strcmp(ct, "spir64_x86_64") == 0)
       load_cl_image(i, CL_DEVICE_TYPE_CPU, b, (size_t)(e - b), eb, ee);

@@ -1,0 +1,690 @@
+/* specconst.c - SYCL 2020 specialization constants (seed 004).
+ *
+ * DPC++'s front end reads a specialization constant through a call to
+ * _Z37__sycl_getScalar2020SpecConstantValue... or
+ * _Z40__sycl_getComposite2020SpecConstantValue... with the constant's
+ * symbolic id (a string), its specialization_id variable (whose first
+ * member is the default value) and the kernel's spec-constant buffer (null
+ * when the code was compiled for JIT SPIR-V); a composite wider than 64
+ * bits comes back through a leading sret pointer. Each module lowers these
+ * calls in one of three ways:
+ *   native     SPIR-V specialization constants: each scalar leaf becomes a
+ *              __spirv_SpecConstant(id, default) call (one SpecId each, from
+ *              0 in the module, in the order the constants are first met)
+ *              and each aggregate a __spirv_SpecConstantComposite of its
+ *              members, which LLVM's SPIR-V back end emits as OpSpecConstant
+ *              and OpSpecConstantComposite;
+ *   emulation  a load from the buffer, each constant at the next offset its
+ *              alignment allows;
+ *   default    the default value itself.
+ * The layout is fixed once per module from the linked module (the order of
+ * first use: functions in module order, instructions in order) and the
+ * lowering of the module's own copy looks each constant up by symbolic id.
+ *
+ * Property sets, as the DPC++ runtime reads them (it walks the constants in
+ * the order written and lays their values out one after the other, adding
+ * the gaps the offsets leave):
+ *   SYCL/specialization constants  <symbolic id> = array of u32 triples
+ *       {SpecId, offset in the constant, size} per scalar leaf (native) or
+ *       {n, 0, size} (emulation); padding as {0xffffffff, offset, size}: a
+ *       struct's tail (native), or the alignment gap before the next
+ *       constant, on the previous one (emulation);
+ *   SYCL/specialization constants default values  all = the default
+ *       values' bytes in that layout;
+ *   SYCL/misc properties  specConstsReplacedWithDefault = 1 for a module
+ *       lowered to its default values (and then neither set above). */
+#include "internal.h"
+
+#include <llvm-c/Target.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char scalar_getter[] = "_Z37__sycl_getScalar2020SpecConstantValue";
+static const char composite_getter[] =
+    "_Z40__sycl_getComposite2020SpecConstantValue";
+static const char set_ids[] = "SYCL/specialization constants";
+static const char set_defaults[] =
+    "SYCL/specialization constants default values";
+
+enum { PADDING_ID = 0xffffffffu };
+
+static const char *fname(LLVMValueRef f) {
+  size_t len;
+  return LLVMGetValueName2(f, &len);
+}
+
+int dl__spec_getter(LLVMValueRef f) {
+  const char *n = fname(f);
+  return strncmp(n, scalar_getter, sizeof scalar_getter - 1) == 0 ||
+         strncmp(n, composite_getter, sizeof composite_getter - 1) == 0;
+}
+
+int dl__spec_used(const struct dl__set *only) {
+  for (size_t i = 0; i < only->cap; i++)
+    if (only->v[i] && LLVMIsAFunction(only->v[i]) && dl__spec_getter(only->v[i]))
+      return 1;
+  return 0;
+}
+
+/* ---- reading a getter call ------------------------------------------------ */
+
+struct call {
+  LLVMValueRef ci, caller;
+  LLVMValueRef globals[2]; /* the symbolic id's and specialization_id's */
+  int sret;             /* the value goes to operand 0 */
+  const char *id;       /* the symbolic id (LLVM's string) */
+  size_t idlen;
+  LLVMValueRef def;     /* the default value */
+  LLVMTypeRef type;     /* its type: the constant's type in memory */
+  int to_bool;          /* the call returns i1 of an i8 constant */
+  LLVMValueRef buffer;  /* the spec-constant buffer operand */
+};
+
+static int zero_indices(LLVMValueRef gep) {
+  int n = LLVMGetNumOperands(gep);
+  for (int k = 1; k < n; k++) {
+    LLVMValueRef ix = LLVMGetOperand(gep, (unsigned)k);
+    if (!LLVMIsAConstantInt(ix) || LLVMConstIntGetZExtValue(ix) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* The store of `p`'s only value, for the -O0 form in which the front end
+ * passes the argument through a local variable; NULL if there is not
+ * exactly one. */
+static LLVMValueRef only_store(LLVMValueRef p) {
+  LLVMValueRef found = NULL;
+  for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef s = LLVMGetUser(u);
+    if (LLVMIsAStoreInst(s) && LLVMGetOperand(s, 1) == p) {
+      if (found)
+        return NULL;
+      found = s;
+    }
+  }
+  return found;
+}
+
+/* What a pointer operand points at: through casts, all-zero GEPs and a
+ * local variable stored once. */
+static LLVMValueRef strip(LLVMValueRef v) {
+  for (int guard = 0; v && guard < 64; guard++) {
+    if (LLVMIsAConstantExpr(v)) {
+      LLVMOpcode op = LLVMGetConstOpcode(v);
+      if (op == LLVMBitCast || op == LLVMAddrSpaceCast ||
+          (op == LLVMGetElementPtr && zero_indices(v))) {
+        v = LLVMGetOperand(v, 0);
+        continue;
+      }
+      return v;
+    }
+    if (LLVMIsABitCastInst(v) || LLVMIsAAddrSpaceCastInst(v) ||
+        (LLVMIsAGetElementPtrInst(v) && zero_indices(v))) {
+      v = LLVMGetOperand(v, 0);
+      continue;
+    }
+    if (LLVMIsALoadInst(v)) {
+      LLVMValueRef p = LLVMGetOperand(v, 0), s = only_store(p);
+      if (!s && (LLVMIsAAddrSpaceCastInst(p) || LLVMIsABitCastInst(p)))
+        s = only_store(LLVMGetOperand(p, 0));
+      if (!s)
+        return v;
+      v = LLVMGetOperand(s, 0);
+      continue;
+    }
+    return v;
+  }
+  return v;
+}
+
+static int bad_call(struct lw_diag *d, const struct call *c, const char *what) {
+  return lw_error(d, LW_EFORMAT,
+                  "malformed specialization constant in '%s': the call to "
+                  "'%s' %s",
+                  fname(c->caller), fname(LLVMGetCalledValue(c->ci)), what);
+}
+
+static int scalar_kind(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMIntegerTypeKind:
+    return LLVMGetIntTypeWidth(t) <= 64;
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+  case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Can a specialization constant have type `t`: scalars, and structs,
+ * arrays and vectors of them? */
+static int supported(LLVMTypeRef t, int depth) {
+  if (depth > 16)
+    return 0;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++)
+      if (!supported(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+        return 0;
+    return n > 0;
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind:
+    return supported(LLVMGetElementType(t), depth + 1);
+  default:
+    return scalar_kind(t);
+  }
+}
+
+static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
+                     struct lw_diag *d) {
+  memset(c, 0, sizeof *c);
+  c->ci = ci;
+  c->caller = caller;
+  LLVMValueRef callee = LLVMGetCalledValue(ci);
+  unsigned sret_kind = LLVMGetEnumAttributeKindForName("sret", 4);
+  c->sret = LLVMCountParams(callee) > 0 &&
+            LLVMGetEnumAttributeAtIndex(callee, 1, sret_kind) != NULL;
+  unsigned first = c->sret ? 1 : 0;
+  if ((unsigned)LLVMGetNumArgOperands(ci) < first + 3)
+    return bad_call(d, c, "has too few arguments");
+  LLVMValueRef name = strip(LLVMGetOperand(ci, first));
+  LLVMValueRef init = name && LLVMIsAGlobalVariable(name)
+                          ? LLVMGetInitializer(name)
+                          : NULL;
+  if (!init || !LLVMIsConstantString(init))
+    return bad_call(d, c, "has no constant symbolic id");
+  c->globals[0] = name;
+  c->id = LLVMGetAsString(init, &c->idlen);
+  if (c->idlen && c->id[c->idlen - 1] == '\0')
+    c->idlen--;
+  if (!c->idlen || memchr(c->id, '\0', c->idlen))
+    return bad_call(d, c, "has an empty symbolic id");
+  LLVMValueRef spec_id = c->globals[1] = strip(LLVMGetOperand(ci, first + 1));
+  init = spec_id && LLVMIsAGlobalVariable(spec_id) ? LLVMGetInitializer(spec_id)
+                                                   : NULL;
+  c->def = init ? LLVMGetAggregateElement(init, 0) : NULL;
+  if (!c->def)
+    return bad_call(d, c,
+                    "names no specialization_id variable with a default value");
+  c->type = LLVMTypeOf(c->def);
+  if (!supported(c->type, 0))
+    return bad_call(d, c, "reads a constant of a type SYCL does not allow");
+  LLVMTypeRef want = c->sret ? c->type : LLVMTypeOf(ci);
+  if (want != c->type) {
+    c->to_bool = LLVMGetTypeKind(want) == LLVMIntegerTypeKind &&
+                 LLVMGetIntTypeWidth(want) == 1 &&
+                 LLVMGetTypeKind(c->type) == LLVMIntegerTypeKind &&
+                 LLVMGetIntTypeWidth(c->type) == 8;
+    if (!c->to_bool)
+      return bad_call(d, c, "returns another type than its default value's");
+  }
+  c->buffer = LLVMGetOperand(ci, first + 2);
+  return 0;
+}
+
+/* Calls `fn` on every getter call of the functions of `m` that are in
+ * `only` (NULL: all), in module and instruction order. */
+static int each_call(LLVMModuleRef m, const struct dl__set *only,
+                     int (*fn)(struct call *c, void *ctx), void *ctx,
+                     struct lw_diag *d) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
+       f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || (only && !dl__set_has(only, f)))
+      continue;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
+         b = LLVMGetNextBasicBlock(b)) {
+      LLVMValueRef next;
+      for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = next) {
+        next = LLVMGetNextInstruction(in); /* `fn` may erase `in` */
+        if (!LLVMIsACallInst(in))
+          continue;
+        LLVMValueRef callee = LLVMGetCalledValue(in);
+        if (!callee || !LLVMIsAFunction(callee) || !dl__spec_getter(callee))
+          continue;
+        struct call c;
+        int rc = read_call(in, f, &c, d);
+        if (!rc)
+          rc = fn(&c, ctx);
+        if (rc)
+          return rc;
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---- the layout ------------------------------------------------------------ */
+
+struct layout {
+  unsigned mode;
+  LLVMTargetDataRef td;
+  struct dl_group *gr;
+  struct lw_buf descs;    /* the current constant's u32 triples */
+  struct lw_buf defaults; /* every constant's default bytes */
+  uint32_t next;          /* next SpecId (native), constant (emulation) */
+  struct dl_props *props;
+  struct dl_prop *last;   /* the previous constant's property */
+};
+
+static int put_u32(struct lw_buf *b, uint32_t v) {
+  unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8),
+                        (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+  return lw_buf_append(b, x, 4);
+}
+
+static int triple(struct lw_buf *b, uint32_t id, uint32_t off, uint32_t size) {
+  return put_u32(b, id) || put_u32(b, off) || put_u32(b, size) ? LW_ENOMEM
+                                                               : 0;
+}
+
+static uint32_t store_size(LLVMTargetDataRef td, LLVMTypeRef t) {
+  return (uint32_t)LLVMStoreSizeOfType(td, t);
+}
+
+/* Native descriptors of a constant of type `t` at *off in it. */
+static int leaves(struct layout *L, LLVMTypeRef t, uint32_t *off) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind: {
+    uint32_t base = *off, local = base;
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++) {
+      local = base + (uint32_t)LLVMOffsetOfElement(L->td, t, i);
+      int rc = leaves(L, LLVMStructGetTypeAtIndex(t, i), &local);
+      if (rc)
+        return rc;
+    }
+    uint32_t size = (uint32_t)LLVMABISizeOfType(L->td, t);
+    if (base + size > local && triple(&L->descs, PADDING_ID, local,
+                                      base + size - local))
+      return LW_ENOMEM;
+    *off = base + size;
+    return 0;
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind: {
+    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind ? LLVMGetArrayLength2(t)
+                                                         : LLVMGetVectorSize(t);
+    for (uint64_t i = 0; i < n; i++) {
+      int rc = leaves(L, LLVMGetElementType(t), off);
+      if (rc)
+        return rc;
+    }
+    return 0;
+  }
+  default: {
+    uint32_t size = store_size(L->td, t);
+    if (triple(&L->descs, L->next++, *off, size))
+      return LW_ENOMEM;
+    *off += size;
+    return 0;
+  }
+  }
+}
+
+/* Writes constant `c` of type `t` into out[0..) as it lies in memory;
+ * undefined and zero parts stay zero. */
+static void image(LLVMTargetDataRef td, LLVMValueRef c, LLVMTypeRef t,
+                  unsigned char *out) {
+  if (!c || LLVMIsNull(c) || LLVMIsUndef(c) || LLVMIsPoison(c))
+    return;
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMStructTypeKind: {
+    unsigned n = LLVMCountStructElementTypes(t);
+    for (unsigned i = 0; i < n; i++)
+      image(td, LLVMGetAggregateElement(c, i), LLVMStructGetTypeAtIndex(t, i),
+            out + LLVMOffsetOfElement(td, t, i));
+    return;
+  }
+  case LLVMArrayTypeKind:
+  case LLVMVectorTypeKind: {
+    LLVMTypeRef et = LLVMGetElementType(t);
+    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind ? LLVMGetArrayLength2(t)
+                                                         : LLVMGetVectorSize(t);
+    uint64_t step = LLVMABISizeOfType(td, et);
+    for (uint64_t i = 0; i < n; i++)
+      image(td, LLVMGetAggregateElement(c, (unsigned)i), et, out + i * step);
+    return;
+  }
+  default: {
+    uint32_t size = store_size(td, t);
+    LLVMValueRef bits = c;
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
+      bits = LLVMConstBitCast(
+          c, LLVMIntTypeInContext(LLVMGetTypeContext(t), 8 * size));
+    if (!LLVMIsAConstantInt(bits))
+      return;
+    uint64_t v = LLVMConstIntGetZExtValue(bits);
+    for (uint32_t k = 0; k < size && k < 8; k++)
+      out[k] = (unsigned char)(v >> (8 * k));
+  }
+  }
+}
+
+static int put_zeros(struct lw_buf *b, size_t n) {
+  static const unsigned char zero[256];
+  for (size_t k; n; n -= k)
+    if (lw_buf_append(b, zero, (k = n < sizeof zero ? n : sizeof zero)))
+      return LW_ENOMEM;
+  return 0;
+}
+
+static int put_defaults(struct layout *L, const struct call *c) {
+  size_t at = L->defaults.len;
+  if (put_zeros(&L->defaults, store_size(L->td, c->type)))
+    return LW_ENOMEM;
+  image(L->td, c->def, c->type, L->defaults.data + at);
+  return 0;
+}
+
+/* The property holding the current descriptors. */
+static int flush(struct layout *L, const char *id) {
+  struct dl_prop *p = dl__prop_new(L->props, set_ids, id);
+  if (!p)
+    return LW_ENOMEM;
+  p->type = DL_PROP_BYTE_ARRAY;
+  L->last = p;
+  int rc = dl_encode_byte_array(L->descs.data, L->descs.len,
+                                (uint64_t)L->descs.len * 8, &p->bytes);
+  L->descs.len = 0;
+  return rc;
+}
+
+/* Emulation: the gap before a constant that must be aligned, on the
+ * previous constant's property (both the bit count and the bytes). */
+static int pad_previous(struct layout *L, uint32_t pad) {
+  struct lw_buf *b = &L->last->bytes;
+  uint32_t prev_size = (uint32_t)b->data[b->len - 4] |
+                       (uint32_t)b->data[b->len - 3] << 8 |
+                       (uint32_t)b->data[b->len - 2] << 16 |
+                       (uint32_t)b->data[b->len - 1] << 24;
+  if (triple(b, PADDING_ID, prev_size, pad))
+    return LW_ENOMEM;
+  uint64_t bits = (uint64_t)(b->len - 8) * 8;
+  for (int k = 0; k < 8; k++)
+    b->data[k] = (unsigned char)(bits >> (8 * k));
+  return put_zeros(&L->defaults, pad);
+}
+
+static int lay_out(struct call *c, void *ctx) {
+  struct layout *L = ctx;
+  struct dl_group *gr = L->gr;
+  for (size_t i = 0; i < gr->spec_ids.n; i++)
+    if (strlen(gr->spec_ids.v[i]) == c->idlen &&
+        memcmp(gr->spec_ids.v[i], c->id, c->idlen) == 0)
+      return 0; /* met before */
+  char *id = strndup(c->id, c->idlen);
+  uint32_t *at = realloc(gr->spec_at, (gr->spec_ids.n + 1) * sizeof *at);
+  if (at)
+    gr->spec_at = at;
+  int rc = !id || !at || lw_strvec_push(&gr->spec_ids, id) ? LW_ENOMEM : 0;
+  if (!rc && L->mode == DL_SPEC_DEFAULT) {
+    at[gr->spec_ids.n - 1] = 0; /* the values go into the code */
+    free(id);
+    return 0;
+  }
+  if (!rc && L->mode == DL_SPEC_NATIVE) {
+    uint32_t off = 0;
+    at[gr->spec_ids.n - 1] = L->next;
+    rc = leaves(L, c->type, &off);
+  } else if (!rc) {
+    uint32_t align = (uint32_t)LLVMABIAlignmentOfType(L->td, c->type);
+    uint32_t off = (uint32_t)L->defaults.len;
+    uint32_t pad = align > 1 && off % align ? align - off % align : 0;
+    if (pad)
+      rc = pad_previous(L, pad);
+    at[gr->spec_ids.n - 1] = off + pad;
+    if (!rc)
+      rc = triple(&L->descs, L->next++, 0, store_size(L->td, c->type));
+  }
+  if (!rc)
+    rc = put_defaults(L, c);
+  if (!rc)
+    rc = flush(L, id);
+  free(id);
+  return rc;
+}
+
+int dl__spec_layout(LLVMModuleRef m, const struct dl__set *only,
+                    struct dl_group *gr, struct lw_diag *d) {
+  struct layout L = {.mode = gr->spec_mode,
+                     .td = LLVMGetModuleDataLayout(m),
+                     .gr = gr,
+                     .props = &gr->props};
+  int rc = each_call(m, only, lay_out, &L, d);
+  if (!rc && gr->spec_mode == DL_SPEC_DEFAULT) {
+    struct dl_prop *p =
+        dl__prop_new(&gr->props, "SYCL/misc properties",
+                     "specConstsReplacedWithDefault");
+    if (p) {
+      p->type = DL_PROP_UINT32;
+      p->u32 = 1;
+    } else {
+      rc = LW_ENOMEM;
+    }
+  } else if (!rc) {
+    struct dl_prop *p = dl__prop_new(&gr->props, set_defaults, "all");
+    if (p) {
+      p->type = DL_PROP_BYTE_ARRAY;
+      rc = dl_encode_byte_array(L.defaults.data, L.defaults.len,
+                                (uint64_t)L.defaults.len * 8, &p->bytes);
+    } else {
+      rc = LW_ENOMEM;
+    }
+  }
+  lw_buf_free(&L.descs);
+  lw_buf_free(&L.defaults);
+  if (rc == LW_ENOMEM)
+    return lw_error(d, rc, "out of memory");
+  dl__props_sort(&gr->props);
+  return rc;
+}
+
+/* ---- lowering ---------------------------------------------------------------- */
+
+struct lower {
+  const struct dl_group *gr;
+  LLVMModuleRef m;
+  LLVMContextRef ctx;
+  LLVMBuilderRef b;
+  struct lw_buf name;    /* scratch for mangled names */
+  struct dl__set unused; /* variables the calls used, maybe unused now */
+  struct lw_diag *d;
+};
+
+/* A short mangling of `t`, enough to tell the declarations apart (the
+ * SPIR-V back end reads only the base name). */
+static int mangle(struct lw_buf *out, LLVMTypeRef t) {
+  char num[32];
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMIntegerTypeKind: {
+    unsigned w = LLVMGetIntTypeWidth(t);
+    const char *s = w == 1 ? "b" : w == 8 ? "a" : w == 16 ? "s"
+                                   : w == 32 ? "i" : "x";
+    return lw_buf_append(out, s, strlen(s));
+  }
+  case LLVMHalfTypeKind:
+    return lw_buf_append(out, "Dh", 2);
+  case LLVMBFloatTypeKind:
+    return lw_buf_append(out, "DF16b", 5);
+  case LLVMFloatTypeKind:
+    return lw_buf_append(out, "f", 1);
+  case LLVMDoubleTypeKind:
+    return lw_buf_append(out, "d", 1);
+  case LLVMStructTypeKind: {
+    const char *n = LLVMGetStructName(t);
+    if (n && *n)
+      return lw_buf_append(out, n, strlen(n));
+    int rc = lw_buf_append(out, "T", 1);
+    for (unsigned i = 0; !rc && i < LLVMCountStructElementTypes(t); i++)
+      rc = mangle(out, LLVMStructGetTypeAtIndex(t, i));
+    return rc ? rc : lw_buf_append(out, "E", 1);
+  }
+  default: {
+    int array = LLVMGetTypeKind(t) == LLVMArrayTypeKind;
+    snprintf(num, sizeof num, "%s%llu_", array ? "A" : "Dv",
+             array ? (unsigned long long)LLVMGetArrayLength2(t)
+                   : (unsigned long long)LLVMGetVectorSize(t));
+    int rc = lw_buf_append(out, num, strlen(num));
+    return rc ? rc : mangle(out, LLVMGetElementType(t));
+  }
+  }
+}
+
+/* A call of the SPIR-V built-in `base` returning `ret` on `args`. */
+static LLVMValueRef builtin_call(struct lower *L, const char *base,
+                                 LLVMTypeRef ret, LLVMValueRef *args,
+                                 unsigned n, int composite) {
+  LLVMTypeRef types[64];
+  char head[48];
+  snprintf(head, sizeof head, "_Z%zu%s", strlen(base), base);
+  L->name.len = 0;
+  int rc = lw_buf_append(&L->name, head, strlen(head));
+  for (unsigned i = 0; !rc && i < n; i++) {
+    types[i] = LLVMTypeOf(args[i]);
+    rc = mangle(&L->name, types[i]);
+  }
+  if (!rc && composite)
+    rc = lw_buf_append(&L->name, "_R", 2) || mangle(&L->name, ret);
+  if (rc || lw_buf_append(&L->name, "", 1))
+    return NULL;
+  LLVMTypeRef fty = LLVMFunctionType(ret, types, n, 0);
+  LLVMValueRef f = LLVMGetNamedFunction(L->m, (char *)L->name.data);
+  if (!f) {
+    f = LLVMAddFunction(L->m, (char *)L->name.data, fty);
+    LLVMSetFunctionCallConv(f, LLVMSPIRFUNCCallConv);
+  }
+  LLVMValueRef call = LLVMBuildCall2(L->b, fty, f, args, n, "");
+  LLVMSetInstructionCallConv(call, LLVMSPIRFUNCCallConv);
+  return call;
+}
+
+/* The native form of a constant of type `t` with default `def`, its
+ * leaves numbered from *id. */
+static LLVMValueRef native(struct lower *L, LLVMTypeRef t, LLVMValueRef def,
+                           uint32_t *id) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k != LLVMStructTypeKind && k != LLVMArrayTypeKind &&
+      k != LLVMVectorTypeKind) {
+    if (!def || LLVMIsUndef(def) || LLVMIsPoison(def))
+      def = LLVMConstNull(t);
+    LLVMValueRef args[2] = {
+        LLVMConstInt(LLVMInt32TypeInContext(L->ctx), (*id)++, 0), def};
+    return builtin_call(L, "__spirv_SpecConstant", t, args, 2, 0);
+  }
+  unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+               : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
+                                        : LLVMGetVectorSize(t);
+  LLVMValueRef *el = calloc(n ? n : 1, sizeof *el);
+  if (!el || n > 64) {
+    free(el);
+    return NULL;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    LLVMTypeRef et = k == LLVMStructTypeKind ? LLVMStructGetTypeAtIndex(t, i)
+                                             : LLVMGetElementType(t);
+    LLVMValueRef ed = def ? LLVMGetAggregateElement(def, i) : NULL;
+    if (!(el[i] = native(L, et, ed, id))) {
+      free(el);
+      return NULL;
+    }
+  }
+  LLVMValueRef v =
+      builtin_call(L, "__spirv_SpecConstantComposite", t, el, n, 1);
+  free(el);
+  return v;
+}
+
+static int lower_one(struct call *c, void *ctx) {
+  struct lower *L = ctx;
+  const struct dl_group *gr = L->gr;
+  size_t i;
+  for (i = 0; i < gr->spec_ids.n; i++)
+    if (strlen(gr->spec_ids.v[i]) == c->idlen &&
+        memcmp(gr->spec_ids.v[i], c->id, c->idlen) == 0)
+      break;
+  if (i == gr->spec_ids.n)
+    LW_BUG("a specialization constant the layout did not meet");
+  if (dl__set_add(&L->unused, c->globals[0]) < 0 ||
+      dl__set_add(&L->unused, c->globals[1]) < 0)
+    return lw_error(L->d, LW_ENOMEM, "out of memory");
+  LLVMPositionBuilderBefore(L->b, c->ci);
+  LLVMValueRef v;
+  if (gr->spec_mode == DL_SPEC_NATIVE) {
+    uint32_t id = gr->spec_at[i];
+    v = native(L, c->type, c->def, &id);
+    if (!v)
+      return lw_error(L->d, LW_ENOMEM,
+                      "specialization constant '%.*s': too large a composite",
+                      (int)c->idlen, c->id);
+  } else if (gr->spec_mode == DL_SPEC_EMULATION) {
+    if (LLVMIsNull(strip(c->buffer)))
+      return lw_error(L->d, LW_EINVAL,
+                      "specialization constant '%.*s' (in '%s') has no "
+                      "buffer to be emulated with: its device code was "
+                      "compiled for JIT SPIR-V (use -spec-const=native, or "
+                      "compile it for the AOT target)",
+                      (int)c->idlen, c->id, fname(c->caller));
+    LLVMValueRef off =
+        LLVMConstInt(LLVMInt32TypeInContext(L->ctx), gr->spec_at[i], 0);
+    LLVMValueRef p = LLVMBuildGEP2(L->b, LLVMInt8TypeInContext(L->ctx),
+                                   c->buffer, &off, 1, "");
+    v = LLVMBuildLoad2(L->b, c->type, p, "");
+  } else {
+    v = c->def;
+  }
+  if (c->to_bool)
+    v = LLVMBuildTrunc(L->b, v, LLVMInt1TypeInContext(L->ctx), "");
+  if (c->sret)
+    LLVMBuildStore(L->b, v, LLVMGetOperand(c->ci, 0));
+  else
+    LLVMReplaceAllUsesWith(c->ci, v);
+  LLVMInstructionEraseFromParent(c->ci);
+  return 0;
+}
+
+/* Is `v` used only by constant expressions nothing uses (the casts the
+ * calls had)? */
+static int only_dead_users(LLVMValueRef v, int depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (depth > 8 || !LLVMIsAConstantExpr(user) ||
+        !only_dead_users(user, depth + 1))
+      return 0;
+  }
+  return 1;
+}
+
+int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
+                   struct lw_diag *d) {
+  struct lower L = {gr, m, LLVMGetModuleContext(m), NULL, {0}, {0}, d};
+  if (!(L.b = LLVMCreateBuilderInContext(L.ctx)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  int rc = each_call(m, NULL, lower_one, &L, d);
+  LLVMDisposeBuilder(L.b);
+  lw_buf_free(&L.name);
+  /* The getters are gone: none may reach the back end. Nor need the
+   * module's own symbolic ids and defaults that nothing uses now. */
+  LLVMValueRef next;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); !rc && f; f = next) {
+    next = LLVMGetNextFunction(f);
+    if (LLVMIsDeclaration(f) && dl__spec_getter(f) && !LLVMGetFirstUse(f))
+      LLVMDeleteFunction(f);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); !rc && g; g = next) {
+    next = LLVMGetNextGlobal(g);
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if ((l == LLVMPrivateLinkage || l == LLVMInternalLinkage) &&
+        dl__set_has(&L.unused, g) && only_dead_users(g, 0)) {
+      LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
+      LLVMDeleteGlobal(g);
+    }
+  }
+  dl__set_free(&L.unused);
+  return rc;
+}
