@@ -1,8 +1,9 @@
 /* callgraph.c - what a set of kernels needs: every function, global
  * variable and alias reachable from them through instructions, constant
  * expressions and global initialisers (a function referenced but not called
- * counts too). A small pointer set keeps the walk linear. Also the walk over
- * every global value of a module the other files share. */
+ * counts too), but not into a virtual function that is not a root (its
+ * set's image has it). A small pointer set keeps the walk linear. Also the
+ * walk over every global value of a module the other files share. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -109,6 +110,19 @@ int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
   return rc;
 }
 
+/* A virtual function ("indirectly-callable") is reached, not walked,
+ * unless it is a root: a vtable names it, but its code belongs to its
+ * set's image (virtual.c). */
+static int walked(LLVMValueRef f, LLVMValueRef const *roots, size_t nroots) {
+  if (!LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                     "indirectly-callable", 19))
+    return 1;
+  for (size_t i = 0; i < nroots; i++)
+    if (roots[i] == f)
+      return 1;
+  return 0;
+}
+
 int dl__reachable(LLVMValueRef const *roots, size_t nroots,
                   struct dl__set *out) {
   struct stack st = {0};
@@ -118,6 +132,8 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots,
   while (!rc && st.n) {
     LLVMValueRef v = st.v[--st.n];
     if (LLVMIsAFunction(v)) {
+      if (!walked(v, roots, nroots))
+        continue;
       for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(v); !rc && bb;
            bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); !rc && in;

@@ -172,8 +172,13 @@ static int known(const char *list, const char *opt) {
  * loop for the SPIR-V target's generic cost model (a plain indexed loop
  * becomes three induction variables stepping an i8 pointer) and takes half
  * of the back end's time. DPC++'s translator (llvm-spirv) runs no such pass
- * either. `-mllvm -disable-lsr=false` restores it. */
-static const char *const defaults[] = {"-disable-lsr"};
+ * either. `-mllvm -disable-lsr=false` restores it.
+ * -spirv-ext=+SPV_INTEL_function_pointers: SYCL virtual functions are
+ * called through vtables, which SPIR-V has only with that extension (the
+ * back end stops at an indirect call without it); DPC++'s translator
+ * enables it too. It changes nothing for code without function pointers. */
+static const char *const defaults[] = {
+    "-disable-lsr", "-spirv-ext=+SPV_INTEL_function_pointers"};
 
 /* Does the user's list set the option `opt` names? */
 static int user_sets(const struct lw_strvec *opts, const char *opt) {

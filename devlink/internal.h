@@ -108,6 +108,23 @@ int dl__spec_layout(LLVMModuleRef m, const struct dl__set *only,
 int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
                    struct lw_diag *d);
 
+/* ---- virtual.c: SYCL virtual functions ------------------------------------ */
+
+/* The set of virtual functions `f` belongs to ("indirectly-callable"), or
+ * NULL. */
+const char *dl__vf_set(LLVMValueRef f, unsigned *len);
+/* Is `f` a virtual function of another set than `vf_set` (NULL: of any
+ * set)? Such a function is code of another image. */
+int dl__vf_foreign(LLVMValueRef f, const char *vf_set);
+/* SYCL/virtual functions of group `gr`, whose functions are those of `mod`
+ * in `only`. 0 or LW_ENOMEM. */
+int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
+                 const struct dl_group *gr, struct dl_props *out);
+/* In group `gr`'s module: other sets' virtual functions become
+ * declarations (and the dummy image's own get empty bodies); what only
+ * they used goes. 0 or LW_ENOMEM. */
+int dl__vf_prune(LLVMModuleRef m, const struct dl_group *gr);
+
 /* ---- spirv_ids.c ---------------------------------------------------------- */
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */

@@ -22,6 +22,7 @@
  *                             and in program metadata
  *                             <unique id>@global_id_mapping = its name
  *   SYCL/specialization constants (and their default values): specconst.c
+ *   SYCL/virtual functions    virtual.c
  * Arrays are byte-array properties: a 64-bit little-endian bit count, then
  * the little-endian elements. */
 #include "internal.h"
@@ -154,13 +155,17 @@ static int unique(int64_t *v, int n) {
     if (dl__set_has(only, f))
 
 static int requirements(LLVMModuleRef mod, const struct dl__set *only,
-                        const struct lw_strvec *kernels,
-                        struct dl_props *out) {
+                        const struct dl_group *gr, struct dl_props *out) {
+  const struct lw_strvec *kernels = &gr->kernels;
   struct dl_propset *s = set(out, "SYCL/device requirements");
   int64_t aspects[256], targets[64], wg[8], v[64];
   int na = 0, nt = 0, nwg = -1, wgnd = -1, sg = -1;
   FOR_FUNCTIONS(f, mod, only) {
-    int n = dl__md_ints(f, "sycl_used_aspects", v, NULL, 64);
+    /* Another image's virtual functions, or a dummy image's, which do
+     * nothing, use nothing here. */
+    int n = gr->vf_dummy || dl__vf_foreign(f, gr->vf_set)
+                ? 0
+                : dl__md_ints(f, "sycl_used_aspects", v, NULL, 64);
     for (int i = 0; i < n && i < 64; i++)
       if (v[i] >= 0 && na < 256)
         aspects[na++] = v[i]; /* negative ones only steer the split */
@@ -324,7 +329,7 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               struct dl_props *out, struct lw_diag *d) {
   const struct lw_strvec *kernels = &gr->kernels;
   memset(out, 0, sizeof *out);
-  int rc = requirements(mod, only, kernels, out);
+  int rc = requirements(mod, only, gr, out);
   if (!rc)
     rc = per_function(mod, only, kernels, opt_level, out);
   /* The runtime watches for a failed assert after these kernels run. */
@@ -335,6 +340,8 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   for (size_t i = 0; !rc && (flags & DL_EMIT_EXPORTED) && i < gr->exports.n;
        i++)
     rc = u32(set(out, "SYCL/exported symbols"), gr->exports.v[i], 1);
+  if (!rc)
+    rc = dl__vf_props(mod, only, gr, out);
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");

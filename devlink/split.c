@@ -35,9 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An entry point: a kernel, an exported SYCL_EXTERNAL function (dynamic
+ * linking) or a virtual function (its set's image, virtual.c). */
+enum entry_kind { KERNEL, EXPORTED, VIRTUAL };
+
 struct kernel {
   LLVMValueRef f;
-  int exported;   /* an exported function, not a kernel */
+  enum entry_kind kind;
   char *group_id; /* split scope + feature key */
   struct dl__set reach;
 };
@@ -58,8 +62,8 @@ static int collect(const struct dl__set *reach, const char *kind,
   int n = 0;
   for (size_t i = 0; i < reach->cap; i++) {
     LLVMValueRef v = reach->v[i];
-    if (!v || !LLVMIsAFunction(v))
-      continue;
+    if (!v || !LLVMIsAFunction(v) || dl__vf_foreign(v, NULL))
+      continue; /* a virtual function: its set's image has its code */
     int64_t got[64];
     int k = dl__md_ints(v, kind, got, NULL, 64);
     for (int j = 0; j < k && j < 64 && n < 256; j++)
@@ -112,6 +116,16 @@ static int group_id(struct kernel *k, enum dl_split_mode mode) {
   struct lw_buf key = {0};
   unsigned len = 0;
   const char *scope = "";
+  if (k->kind == VIRTUAL) { /* a set is one image, whatever the split */
+    const char *set = dl__vf_set(k->f, &len);
+    if (append(&key, "|vf=") || lw_buf_append(&key, set, len) ||
+        lw_buf_append(&key, "", 1)) {
+      lw_buf_free(&key);
+      return LW_ENOMEM;
+    }
+    k->group_id = (char *)key.data;
+    return 0;
+  }
   if (mode == DL_SPLIT_PER_KERNEL) {
     size_t n;
     scope = LLVMGetValueName2(k->f, &n);
@@ -200,6 +214,7 @@ static int cmp_str(const void *a, const void *b) {
 static int copy_group(struct dl_group *to, const struct dl_group *g) {
   memset(to, 0, sizeof *to);
   return !(to->id = strdup(g->id)) ||
+                 (g->vf_set && !(to->vf_set = strdup(g->vf_set))) ||
                  lw_strvec_extend_from(&to->kernels, &g->kernels) ||
                  lw_strvec_extend_from(&to->exports, &g->exports) ||
                  lw_strvec_extend_from(&to->asserts, &g->asserts) ||
@@ -208,18 +223,36 @@ static int copy_group(struct dl_group *to, const struct dl_group *g) {
              : 0;
 }
 
-/* Each group that reads specialization constants once for every way of
- * lowering them that `flags` ask for (native when none), the copies after
- * each other; *from gets each group's original index (its reach). */
-static int spec_variants(struct dl_split *s, const struct dl__set *reach,
-                         unsigned flags, size_t **from) {
+/* Does anything in `reach` use an optional feature (an aspect)? */
+static int uses_aspects(const struct dl__set *reach) {
+  for (size_t i = 0; i < reach->cap; i++) {
+    int64_t v[64];
+    LLVMValueRef f = reach->v[i];
+    int n = f && LLVMIsAFunction(f)
+                ? dl__md_ints(f, "sycl_used_aspects", v, NULL, 64)
+                : 0;
+    for (int k = 0; k < n && k < 64; k++)
+      if (v[k] >= 0)
+        return 1;
+  }
+  return 0;
+}
+
+/* The copies some groups need, each after its group: one for every way of
+ * lowering specialization constants that `flags` ask for (native when
+ * none), when it reads any; and for a set of virtual functions that uses
+ * optional features, its dummy image. *from gets each group's original
+ * index (its reach). */
+static int variants(struct dl_split *s, const struct dl__set *reach,
+                    unsigned flags, size_t **from) {
   unsigned modes = flags & DL_SPEC_MODES ? flags & DL_SPEC_MODES
                                          : DL_SPEC_NATIVE;
   size_t nmodes = 0, total = 0;
   for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1)
     nmodes += (modes & b) != 0;
   for (size_t g = 0; g < s->n; g++)
-    total += dl__spec_used(&reach[g]) ? nmodes : 1;
+    total += (dl__spec_used(&reach[g]) ? nmodes : 1) *
+             (s->g[g].vf_set && uses_aspects(&reach[g]) ? 2 : 1);
   struct dl_group *ng = calloc(total ? total : 1, sizeof *ng);
   if (!ng || !(*from = calloc(total ? total : 1, sizeof **from))) {
     free(ng);
@@ -228,22 +261,20 @@ static int spec_variants(struct dl_split *s, const struct dl__set *reach,
   size_t k = 0;
   int rc = 0;
   for (size_t g = 0; g < s->n; g++) {
-    int used = dl__spec_used(&reach[g]);
+    int spec = dl__spec_used(&reach[g]);
+    int dummies = s->g[g].vf_set && uses_aspects(&reach[g]);
+    size_t first = k;
     ng[k] = s->g[g]; /* moved */
-    (*from)[k++] = g;
-    if (!used)
-      continue;
-    size_t first = k - 1;
-    for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1) {
-      if (!(modes & b))
-        continue;
-      if (ng[first].spec_mode) {
-        if (!rc)
+    for (int dummy = 0; dummy <= dummies; dummy++)
+      for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1) {
+        if (spec ? !(modes & b) : b != DL_SPEC_NATIVE)
+          continue;
+        if (k > first && !rc)
           rc = copy_group(&ng[k], &ng[first]);
+        ng[k].spec_mode = spec ? b : 0;
+        ng[k].vf_dummy = dummy;
         (*from)[k++] = g;
       }
-      ng[k - 1].spec_mode = b;
-    }
   }
   free(s->g);
   s->g = ng;
@@ -267,8 +298,13 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   int rc = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
        f = LLVMGetNextFunction(f)) {
-    int exported = !dl__is_kernel(f);
-    if (exported && !((flags & DL_DYNAMIC_LINKING) && dl__is_exportable(f)))
+    unsigned vlen;
+    enum entry_kind kind =
+        dl__is_kernel(f) ? KERNEL
+        : !LLVMIsDeclaration(f) && dl__vf_set(f, &vlen) ? VIRTUAL
+                                                         : EXPORTED;
+    if (kind == EXPORTED &&
+        !((flags & DL_DYNAMIC_LINKING) && dl__is_exportable(f)))
       continue;
     if (lw_grow(&ks, nk, &cap, sizeof *ks, 16)) {
       rc = LW_ENOMEM;
@@ -277,7 +313,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     struct kernel *k = &ks[nk++];
     memset(k, 0, sizeof *k);
     k->f = f;
-    k->exported = exported;
+    k->kind = kind;
     rc = dl__reachable(&f, 1, &k->reach) ? LW_ENOMEM : group_id(k, mode);
     if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
       break;
@@ -304,6 +340,13 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       out->g[g].id = ks[i].group_id;
       ks[i].group_id = NULL;
       out->n++;
+      unsigned vlen;
+      const char *set =
+          ks[i].kind == VIRTUAL ? dl__vf_set(ks[i].f, &vlen) : NULL;
+      if (set && !(out->g[g].vf_set = strndup(set, vlen))) {
+        rc = LW_ENOMEM;
+        break;
+      }
       struct dl__set *nr = realloc(reach, out->n * sizeof *nr);
       if (!nr) {
         rc = LW_ENOMEM;
@@ -317,10 +360,12 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
         rc = LW_ENOMEM;
     size_t len;
     const char *name = LLVMGetValueName2(ks[i].f, &len);
-    if (lw_strvec_push(ks[i].exported ? &out->g[g].exports : &out->g[g].kernels,
-                       name) ||
+    if ((ks[i].kind != VIRTUAL &&
+         lw_strvec_push(ks[i].kind == EXPORTED ? &out->g[g].exports
+                                               : &out->g[g].kernels,
+                        name)) ||
         add_names(&out->g[g].keep, &ks[i].reach) ||
-        (!ks[i].exported && assert_fail &&
+        (ks[i].kind == KERNEL && assert_fail &&
          dl__set_has(&ks[i].reach, assert_fail) &&
          lw_strvec_push(&out->g[g].asserts, name)))
       rc = LW_ENOMEM;
@@ -332,7 +377,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   free(ks);
   size_t nbase = out->n, *from = NULL;
   if (!rc)
-    rc = spec_variants(out, reach, flags, &from);
+    rc = variants(out, reach, flags, &from);
   struct dl__gattrs ga = {0};
   if (!rc && out->n && dl__gattrs_read(m->mod, &ga))
     rc = LW_ENOMEM;
@@ -398,8 +443,16 @@ static int kept(const struct names *keep, const char *name) {
 static int hide(LLVMValueRef v, void *keep) {
   size_t len;
   const char *name = LLVMGetValueName2(v, &len);
-  if (LLVMIsDeclaration(v) || kept(keep, name))
+  if (LLVMIsDeclaration(v))
     return 0;
+  if (kept(keep, name)) {
+    /* A set's virtual functions are its image's entry points, which no
+     * one there may call: the linker must not drop them as unused. */
+    if (LLVMIsAFunction(v) && LLVMGetLinkage(v) == LLVMLinkOnceODRLinkage &&
+        dl__vf_set(v, &(unsigned){0}))
+      LLVMSetLinkage(v, LLVMWeakODRLinkage);
+    return 0;
+  }
   LLVMSetComdat(v, NULL);
   LLVMSetLinkage(v, LLVMInternalLinkage);
   return 0;
@@ -484,10 +537,15 @@ static int make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
   return rc;
 }
 
-/* The group's specialization constants, lowered in its module. */
+/* The group's virtual functions and specialization constants, done in its
+ * module. */
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
-  int rc = s->g[i].spec_mode ? dl__spec_lower((*out)->mod, &s->g[i], d) : 0;
+  int rc = dl__vf_prune((*out)->mod, &s->g[i])
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : 0;
+  if (!rc && s->g[i].spec_mode)
+    rc = dl__spec_lower((*out)->mod, &s->g[i], d);
   if (rc) {
     dl_module_free(*out);
     *out = NULL;
@@ -569,6 +627,7 @@ void dl_split_free(struct dl_split *s) {
     lw_strvec_free(&s->g[i].exports);
     lw_strvec_free(&s->g[i].asserts);
     lw_strvec_free(&s->g[i].keep);
+    free(s->g[i].vf_set);
     lw_strvec_free(&s->g[i].spec_ids);
     free(s->g[i].spec_at);
     dl_props_free(&s->g[i].props);

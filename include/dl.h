@@ -130,6 +130,9 @@ struct dl_group {
   struct lw_strvec asserts; /* its kernels that can reach
                                __devicelib_assert_fail */
   struct lw_strvec keep; /* sorted names */
+  char *vf_set;          /* the set of virtual functions that are its
+                            entry points (no kernels), or NULL */
+  int vf_dummy;          /* their copy with empty bodies (virtual.c) */
   unsigned spec_mode;    /* how its specialization constants are lowered
                             (one DL_SPEC_*), 0 when it uses none */
   struct lw_strvec spec_ids; /* their symbolic ids, in the order met */

@@ -165,6 +165,8 @@ unsigned lw__aot_spec_modes(const struct target *t, size_t k);
  * specialization constants, or a module without any)? */
 int lw__aot_takes(const struct target *t, size_t k, size_t module);
 
+/* After the split: virtual functions go to the JIT image only, for now. */
+int lw__aot_check_virtual(const struct target *t, struct lw_diag *d);
 /* After the split: warns about AOT devices of generic SPIR-V that get
  * specialization constants as their default values. */
 void lw__aot_spec_warning(const struct target *t);

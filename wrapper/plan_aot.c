@@ -278,6 +278,19 @@ int lw__aot_takes(const struct target *t, size_t k, size_t module) {
   return !mode || (mode & lw__aot_spec_modes(t, k));
 }
 
+int lw__aot_check_virtual(const struct target *t, struct lw_diag *d) {
+  for (size_t i = 0; i < t->split.n; i++)
+    for (size_t k = 0; t->split.g[i].vf_set && k < t->nouts; k++)
+      if (t->outs[k].kind != AOT_JIT)
+        return lw_error(d, LW_ENOTSUP,
+                        "SYCL virtual functions (set '%s') for %s are not "
+                        "supported yet: an AOT image needs the sets its "
+                        "device supports linked in, not left to the "
+                        "runtime",
+                        t->split.g[i].vf_set, t->outs[k].name);
+  return 0;
+}
+
 void lw__aot_spec_warning(const struct target *t) {
   if (t->aot != AOT_JIT || t->plan->o->sycl_spec_const)
     return;

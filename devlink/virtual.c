@@ -1,0 +1,194 @@
+/* virtual.c - SYCL virtual functions (sycl_ext_oneapi_virtual_functions),
+ * as DPC++'s design for them has the JIT flow: a function marked
+ * "indirectly-callable"="<set>" belongs to a set of virtual functions; each
+ * set becomes a device image of its own, whatever the split (split.c makes
+ * the functions of a set the entry points of one group), and every other
+ * image keeps them as declarations, so that a kernel that only creates an
+ * object (its vtable names every virtual function) neither carries their
+ * code nor inherits the optional features they use (callgraph.c does not
+ * walk into them). The runtime links the set images a kernel needs:
+ *   SYCL/virtual functions  virtual-functions-set = the set (string), in
+ *                           the set's image; dummy-image = 1 in its copy
+ *                           with every body emptied, made when the set
+ *                           uses optional features (the runtime takes it
+ *                           for kernels that only create objects, on
+ *                           devices without those features);
+ *                           uses-virtual-functions-set = the sets, comma
+ *                           separated and sorted, that the image's
+ *                           functions call ("calls-indirectly"). */
+#include "internal.h"
+
+#include <llvm-c/Comdat.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char set_name[] = "SYCL/virtual functions";
+
+const char *dl__vf_set(LLVMValueRef f, unsigned *len) {
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+      f, LLVMAttributeFunctionIndex, "indirectly-callable", 19);
+  return a ? LLVMGetStringAttributeValue(a, len) : NULL;
+}
+
+int dl__vf_foreign(LLVMValueRef f, const char *vf_set) {
+  unsigned len;
+  const char *set = dl__vf_set(f, &len);
+  return set && !(vf_set && strlen(vf_set) == len &&
+                  memcmp(vf_set, set, len) == 0);
+}
+
+static int string_prop(struct dl_props *p, const char *name, const char *s,
+                       size_t len) {
+  struct dl_prop *pr = dl__prop_new(p, set_name, name);
+  if (!pr)
+    return LW_ENOMEM;
+  pr->type = DL_PROP_BYTE_ARRAY;
+  return dl_encode_byte_array(s, len, (uint64_t)len * 8, &pr->bytes);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
+                 const struct dl_group *gr, struct dl_props *out) {
+  if (gr->vf_set) {
+    int rc = string_prop(out, "virtual-functions-set", gr->vf_set,
+                         strlen(gr->vf_set));
+    if (rc || !gr->vf_dummy)
+      return rc;
+    struct dl_prop *pr = dl__prop_new(out, set_name, "dummy-image");
+    if (!pr)
+      return LW_ENOMEM;
+    pr->type = DL_PROP_UINT32;
+    pr->u32 = 1;
+    return 0;
+  }
+  struct lw_strvec used = {0};
+  int rc = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); !rc && f;
+       f = LLVMGetNextFunction(f)) {
+    if (!dl__set_has(only, f) || LLVMIsDeclaration(f))
+      continue;
+    LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+        f, LLVMAttributeFunctionIndex, "calls-indirectly", 16);
+    unsigned len;
+    const char *v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+    char *list = v ? strndup(v, len) : NULL;
+    if (v && !list)
+      rc = LW_ENOMEM;
+    for (char *save = NULL, *t = list ? strtok_r(list, ",", &save) : NULL;
+         !rc && t; t = strtok_r(NULL, ",", &save))
+      rc = lw_strvec_push(&used, t);
+    free(list);
+  }
+  if (!rc && used.n) {
+    qsort(used.v, used.n, sizeof *used.v, cmp_str);
+    struct lw_buf all = {0};
+    for (size_t i = 0; !rc && i < used.n; i++)
+      if (!i || strcmp(used.v[i], used.v[i - 1]) != 0)
+        rc = (all.len ? lw_buf_append(&all, ",", 1) : 0) ||
+                     lw_buf_append(&all, used.v[i], strlen(used.v[i]))
+                 ? LW_ENOMEM
+                 : 0;
+    if (!rc)
+      rc = string_prop(out, "uses-virtual-functions-set", (char *)all.data,
+                       all.len);
+    lw_buf_free(&all);
+  }
+  lw_strvec_free(&used);
+  return rc;
+}
+
+/* Does `v` have users other than constant expressions nothing uses? */
+static int used(LLVMValueRef v, int depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (depth > 8 || !LLVMIsAConstantExpr(user) || used(user, depth + 1))
+      return 1;
+  }
+  return 0;
+}
+
+static int local(LLVMValueRef g) {
+  LLVMLinkage l = LLVMGetLinkage(g);
+  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
+}
+
+/* Deletes local functions and variables nothing uses, until none is
+ * left: what only the emptied bodies used. */
+static void drop_unused(LLVMModuleRef m) {
+  for (int changed = 1; changed;) {
+    changed = 0;
+    LLVMValueRef next;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
+      next = LLVMGetNextFunction(f);
+      if (local(f) && !used(f, 0)) {
+        LLVMReplaceAllUsesWith(f, LLVMGetPoison(LLVMTypeOf(f)));
+        LLVMDeleteFunction(f);
+        changed = 1;
+      }
+    }
+    for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = next) {
+      next = LLVMGetNextGlobal(g);
+      if (local(g) && !used(g, 0)) {
+        LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
+        LLVMDeleteGlobal(g);
+        changed = 1;
+      }
+    }
+  }
+}
+
+/* Leaves `f` without blocks: a declaration. Values go first, then every
+ * instruction (and with them the branches naming blocks), then the
+ * blocks. */
+static void delete_body(LLVMValueRef f) {
+  LLVMBasicBlockRef b;
+  for (b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;
+         in = LLVMGetNextInstruction(in))
+      if (LLVMGetTypeKind(LLVMTypeOf(in)) != LLVMVoidTypeKind)
+        LLVMReplaceAllUsesWith(in, LLVMGetPoison(LLVMTypeOf(in)));
+  for (b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef in; (in = LLVMGetFirstInstruction(b));)
+      LLVMInstructionEraseFromParent(in);
+  while ((b = LLVMGetFirstBasicBlock(f)))
+    LLVMDeleteBasicBlock(b);
+}
+
+int dl__vf_prune(LLVMModuleRef m, const struct dl_group *gr) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMBuilderRef b = NULL;
+  int changed = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
+       f = LLVMGetNextFunction(f)) {
+    unsigned len;
+    if (!dl__vf_set(f, &len) || LLVMIsDeclaration(f))
+      continue;
+    int mine = !dl__vf_foreign(f, gr->vf_set);
+    if (mine && !gr->vf_dummy)
+      continue;
+    delete_body(f);
+    changed = 1;
+    if (!mine) { /* another image defines it */
+      LLVMSetComdat(f, NULL);
+      LLVMSetLinkage(f, LLVMExternalLinkage);
+      continue;
+    }
+    /* The dummy image: the function does nothing. */
+    if (!b && !(b = LLVMCreateBuilderInContext(ctx)))
+      return LW_ENOMEM;
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, ""));
+    LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f));
+    if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
+      LLVMBuildRetVoid(b);
+    else
+      LLVMBuildRet(b, LLVMGetPoison(ret));
+  }
+  if (b)
+    LLVMDisposeBuilder(b);
+  if (changed)
+    drop_unused(m);
+  return 0;
+}
