@@ -1,8 +1,8 @@
 /* callgraph.c - what a set of kernels needs: every function, global
  * variable and alias reachable from them through instructions, constant
  * expressions and global initialisers (a function referenced but not called
- * counts too), but not into a virtual function that is not a root (its
- * set's image has it). A small pointer set keeps the walk linear. Also the
+ * counts too), but not into the code of other images (imports.c). A small
+ * pointer set keeps the walk linear. Also the
  * walk over every global value of a module the other files share. */
 #include "internal.h"
 
@@ -110,12 +110,15 @@ int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
   return rc;
 }
 
-/* A virtual function ("indirectly-callable") is reached, not walked,
- * unless it is a root: a vtable names it, but its code belongs to its
- * set's image (virtual.c). */
-static int walked(LLVMValueRef f, LLVMValueRef const *roots, size_t nroots) {
+/* A function whose code belongs to another image is reached, not walked,
+ * unless it is a root: a virtual function ("indirectly-callable"; a vtable
+ * names it, its set's image has it) and, with dynamic linking, an
+ * importable SYCL_EXTERNAL function (imports.c). */
+static int walked(LLVMValueRef f, LLVMValueRef const *roots, size_t nroots,
+                  int dynamic) {
   if (!LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                                     "indirectly-callable", 19))
+                                     "indirectly-callable", 19) &&
+      !(dynamic && dl__importable(f)))
     return 1;
   for (size_t i = 0; i < nroots; i++)
     if (roots[i] == f)
@@ -123,7 +126,7 @@ static int walked(LLVMValueRef f, LLVMValueRef const *roots, size_t nroots) {
   return 0;
 }
 
-int dl__reachable(LLVMValueRef const *roots, size_t nroots,
+int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
                   struct dl__set *out) {
   struct stack st = {0};
   int rc = 0;
@@ -132,7 +135,7 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots,
   while (!rc && st.n) {
     LLVMValueRef v = st.v[--st.n];
     if (LLVMIsAFunction(v)) {
-      if (!walked(v, roots, nroots))
+      if (!walked(v, roots, nroots, dynamic))
         continue;
       for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(v); !rc && bb;
            bb = LLVMGetNextBasicBlock(bb))

@@ -41,8 +41,10 @@ int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
                     void *ctx);
 
 /* Adds to `out` the roots and every global value and constant they reach
- * (through function bodies, initialisers and aliasees). 0 or -1 (memory). */
-int dl__reachable(LLVMValueRef const *roots, size_t nroots,
+ * (through function bodies, initialisers and aliasees), but not through
+ * the code of other images (imports.c): virtual functions, and with
+ * `dynamic` importable SYCL_EXTERNAL functions. 0 or -1 (memory). */
+int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
                   struct dl__set *out);
 
 /* ---- metadata.c: reading DPC++ function metadata ------------------------ */
@@ -120,10 +122,19 @@ int dl__vf_foreign(LLVMValueRef f, const char *vf_set);
  * in `only`. 0 or LW_ENOMEM. */
 int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
                  const struct dl_group *gr, struct dl_props *out);
-/* In group `gr`'s module: other sets' virtual functions become
- * declarations (and the dummy image's own get empty bodies); what only
- * they used goes. 0 or LW_ENOMEM. */
-int dl__vf_prune(LLVMModuleRef m, const struct dl_group *gr);
+
+/* ---- imports.c: a module keeps only its own code ----------------------- */
+
+/* Is definition `f` another image's code in group `gr`'s module (`flags`
+ * dl_split's)? */
+int dl__foreign(LLVMValueRef f, const struct dl_group *gr, unsigned flags);
+/* In group `gr`'s module (`flags` dl_split's): the functions other images
+ * define become declarations (and a dummy image's virtual functions get
+ * empty bodies); what only they used goes. 0 or LW_ENOMEM. */
+int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
+/* Deletes the local functions and variables nothing uses (constant
+ * expressions nothing uses aside), until none is left. */
+void dl__drop_unused(LLVMModuleRef m);
 
 /* ---- spirv_ids.c ---------------------------------------------------------- */
 

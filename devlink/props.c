@@ -310,13 +310,16 @@ static int device_globals(const struct dl__set *only,
   return 0;
 }
 
-/* The SYCL_EXTERNAL functions the module leaves to other images. */
+/* The SYCL_EXTERNAL functions the module leaves to other images: those it
+ * only declares, and those it will (imports.c). */
 static int imported(LLVMModuleRef mod, const struct dl__set *only,
+                    const struct dl_group *gr, unsigned flags,
                     struct dl_props *out) {
   int rc = 0;
   FOR_FUNCTIONS(f, mod, only) {
     size_t len;
-    if (!rc && LLVMIsDeclaration(f) && dl__importable(f))
+    if (!rc && (LLVMIsDeclaration(f) || dl__foreign(f, gr, flags)) &&
+        dl__importable(f))
       rc =
           u32(set(out, "SYCL/imported symbols"), LLVMGetValueName2(f, &len), 1);
   }
@@ -336,7 +339,7 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   for (size_t i = 0; !rc && i < gr->asserts.n; i++)
     rc = u32(set(out, "SYCL/assert used"), gr->asserts.v[i], 1);
   if (!rc && (flags & DL_EMIT_IMPORTED))
-    rc = imported(mod, only, out);
+    rc = imported(mod, only, gr, flags, out);
   for (size_t i = 0; !rc && (flags & DL_EMIT_EXPORTED) && i < gr->exports.n;
        i++)
     rc = u32(set(out, "SYCL/exported symbols"), gr->exports.v[i], 1);

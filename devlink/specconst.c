@@ -71,7 +71,6 @@ int dl__spec_used(const struct dl__set *only) {
 
 struct call {
   LLVMValueRef ci, caller;
-  LLVMValueRef globals[2]; /* the symbolic id's and specialization_id's */
   int sret;             /* the value goes to operand 0 */
   const char *id;       /* the symbolic id (LLVM's string) */
   size_t idlen;
@@ -199,13 +198,12 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
                           : NULL;
   if (!init || !LLVMIsConstantString(init))
     return bad_call(d, c, "has no constant symbolic id");
-  c->globals[0] = name;
   c->id = LLVMGetAsString(init, &c->idlen);
   if (c->idlen && c->id[c->idlen - 1] == '\0')
     c->idlen--;
   if (!c->idlen || memchr(c->id, '\0', c->idlen))
     return bad_call(d, c, "has an empty symbolic id");
-  LLVMValueRef spec_id = c->globals[1] = strip(LLVMGetOperand(ci, first + 1));
+  LLVMValueRef spec_id = strip(LLVMGetOperand(ci, first + 1));
   init = spec_id && LLVMIsAGlobalVariable(spec_id) ? LLVMGetInitializer(spec_id)
                                                    : NULL;
   c->def = init ? LLVMGetAggregateElement(init, 0) : NULL;
@@ -492,8 +490,7 @@ struct lower {
   LLVMModuleRef m;
   LLVMContextRef ctx;
   LLVMBuilderRef b;
-  struct lw_buf name;    /* scratch for mangled names */
-  struct dl__set unused; /* variables the calls used, maybe unused now */
+  struct lw_buf name; /* scratch for mangled names */
   struct lw_diag *d;
 };
 
@@ -610,9 +607,6 @@ static int lower_one(struct call *c, void *ctx) {
       break;
   if (i == gr->spec_ids.n)
     LW_BUG("a specialization constant the layout did not meet");
-  if (dl__set_add(&L->unused, c->globals[0]) < 0 ||
-      dl__set_add(&L->unused, c->globals[1]) < 0)
-    return lw_error(L->d, LW_ENOMEM, "out of memory");
   LLVMPositionBuilderBefore(L->b, c->ci);
   LLVMValueRef v;
   if (gr->spec_mode == DL_SPEC_NATIVE) {
@@ -648,43 +642,23 @@ static int lower_one(struct call *c, void *ctx) {
   return 0;
 }
 
-/* Is `v` used only by constant expressions nothing uses (the casts the
- * calls had)? */
-static int only_dead_users(LLVMValueRef v, int depth) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (depth > 8 || !LLVMIsAConstantExpr(user) ||
-        !only_dead_users(user, depth + 1))
-      return 0;
-  }
-  return 1;
-}
-
 int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
                    struct lw_diag *d) {
-  struct lower L = {gr, m, LLVMGetModuleContext(m), NULL, {0}, {0}, d};
+  struct lower L = {gr, m, LLVMGetModuleContext(m), NULL, {0}, d};
   if (!(L.b = LLVMCreateBuilderInContext(L.ctx)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   int rc = each_call(m, NULL, lower_one, &L, d);
   LLVMDisposeBuilder(L.b);
   lw_buf_free(&L.name);
   /* The getters are gone: none may reach the back end. Nor need the
-   * module's own symbolic ids and defaults that nothing uses now. */
+   * symbolic ids and defaults that nothing uses now. */
   LLVMValueRef next;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); !rc && f; f = next) {
     next = LLVMGetNextFunction(f);
     if (LLVMIsDeclaration(f) && dl__spec_getter(f) && !LLVMGetFirstUse(f))
       LLVMDeleteFunction(f);
   }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m); !rc && g; g = next) {
-    next = LLVMGetNextGlobal(g);
-    LLVMLinkage l = LLVMGetLinkage(g);
-    if ((l == LLVMPrivateLinkage || l == LLVMInternalLinkage) &&
-        dl__set_has(&L.unused, g) && only_dead_users(g, 0)) {
-      LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
-      LLVMDeleteGlobal(g);
-    }
-  }
-  dl__set_free(&L.unused);
+  if (!rc)
+    dl__drop_unused(m);
   return rc;
 }

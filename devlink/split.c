@@ -286,6 +286,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
              unsigned flags, struct dl_split *out, struct lw_diag *d) {
   struct dl_module *m = *mp;
   memset(out, 0, sizeof *out);
+  out->flags = flags;
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
   int rc0 = dl__check_module(m->mod, flags, &out->warnings, d);
@@ -314,7 +315,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     memset(k, 0, sizeof *k);
     k->f = f;
     k->kind = kind;
-    rc = dl__reachable(&f, 1, &k->reach) ? LW_ENOMEM : group_id(k, mode);
+    rc = dl__reachable(&f, 1, (flags & DL_DYNAMIC_LINKING) != 0, &k->reach)
+             ? LW_ENOMEM
+             : group_id(k, mode);
     if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
       break;
   }
@@ -537,11 +540,11 @@ static int make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
   return rc;
 }
 
-/* The group's virtual functions and specialization constants, done in its
- * module. */
+/* The group's module keeps only its own code and gets its specialization
+ * constants lowered. */
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
-  int rc = dl__vf_prune((*out)->mod, &s->g[i])
+  int rc = dl__prune((*out)->mod, &s->g[i], s->flags)
                ? lw_error(d, LW_ENOMEM, "out of memory")
                : 0;
   if (!rc && s->g[i].spec_mode)

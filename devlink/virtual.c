@@ -18,7 +18,6 @@
  *                           functions call ("calls-indirectly"). */
 #include "internal.h"
 
-#include <llvm-c/Comdat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,97 +97,4 @@ int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
   }
   lw_strvec_free(&used);
   return rc;
-}
-
-/* Does `v` have users other than constant expressions nothing uses? */
-static int used(LLVMValueRef v, int depth) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (depth > 8 || !LLVMIsAConstantExpr(user) || used(user, depth + 1))
-      return 1;
-  }
-  return 0;
-}
-
-static int local(LLVMValueRef g) {
-  LLVMLinkage l = LLVMGetLinkage(g);
-  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
-}
-
-/* Deletes local functions and variables nothing uses, until none is
- * left: what only the emptied bodies used. */
-static void drop_unused(LLVMModuleRef m) {
-  for (int changed = 1; changed;) {
-    changed = 0;
-    LLVMValueRef next;
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
-      next = LLVMGetNextFunction(f);
-      if (local(f) && !used(f, 0)) {
-        LLVMReplaceAllUsesWith(f, LLVMGetPoison(LLVMTypeOf(f)));
-        LLVMDeleteFunction(f);
-        changed = 1;
-      }
-    }
-    for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = next) {
-      next = LLVMGetNextGlobal(g);
-      if (local(g) && !used(g, 0)) {
-        LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
-        LLVMDeleteGlobal(g);
-        changed = 1;
-      }
-    }
-  }
-}
-
-/* Leaves `f` without blocks: a declaration. Values go first, then every
- * instruction (and with them the branches naming blocks), then the
- * blocks. */
-static void delete_body(LLVMValueRef f) {
-  LLVMBasicBlockRef b;
-  for (b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-    for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;
-         in = LLVMGetNextInstruction(in))
-      if (LLVMGetTypeKind(LLVMTypeOf(in)) != LLVMVoidTypeKind)
-        LLVMReplaceAllUsesWith(in, LLVMGetPoison(LLVMTypeOf(in)));
-  for (b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-    for (LLVMValueRef in; (in = LLVMGetFirstInstruction(b));)
-      LLVMInstructionEraseFromParent(in);
-  while ((b = LLVMGetFirstBasicBlock(f)))
-    LLVMDeleteBasicBlock(b);
-}
-
-int dl__vf_prune(LLVMModuleRef m, const struct dl_group *gr) {
-  LLVMContextRef ctx = LLVMGetModuleContext(m);
-  LLVMBuilderRef b = NULL;
-  int changed = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
-       f = LLVMGetNextFunction(f)) {
-    unsigned len;
-    if (!dl__vf_set(f, &len) || LLVMIsDeclaration(f))
-      continue;
-    int mine = !dl__vf_foreign(f, gr->vf_set);
-    if (mine && !gr->vf_dummy)
-      continue;
-    delete_body(f);
-    changed = 1;
-    if (!mine) { /* another image defines it */
-      LLVMSetComdat(f, NULL);
-      LLVMSetLinkage(f, LLVMExternalLinkage);
-      continue;
-    }
-    /* The dummy image: the function does nothing. */
-    if (!b && !(b = LLVMCreateBuilderInContext(ctx)))
-      return LW_ENOMEM;
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, ""));
-    LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f));
-    if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
-      LLVMBuildRetVoid(b);
-    else
-      LLVMBuildRet(b, LLVMGetPoison(ret));
-  }
-  if (b)
-    LLVMDisposeBuilder(b);
-  if (changed)
-    drop_unused(m);
-  return 0;
 }

@@ -153,6 +153,7 @@ struct dl_split {
   struct lw_buf *batch;     /* each batch's module as this process made
                                it, on first use (nbatches) */
   struct lw_strvec warnings; /* one line each, for the user */
+  unsigned flags;           /* dl_split's */
 };
 
 /* What dl_split may accept and must write besides the split itself. */
