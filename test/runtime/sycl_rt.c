@@ -8,7 +8,8 @@
  * SYCL_RT_DUMP=<prefix> writes image i to <prefix><i>.spv (SPIR-V, for
  * spirv-val) or <prefix><i>.bin (native).
  * Specialization constants are laid out as the DPC++ runtime does, which
- * checks that their default values fill the layout.
+ * checks that their default values fill the layout; imported symbols are
+ * matched with the exports of the program's other images.
  * SYCL_RT_EXPECT=<t1,t2,...> checks that every kernel is in an image of each
  * target: "spir64" is the JIT SPIR-V, any other name an AOT image whose
  * "compile_target" property says it (intel_gpu_skl, spir64_x86_64).
@@ -251,6 +252,44 @@ static void spec_consts(const struct prop_set *b, const struct prop_set *e) {
         (unsigned long long)(all->size - 8), (unsigned long long)blob);
 }
 
+/* The runtime links an image with the images for the same device that
+ * export what it imports (dynamic linking): says which imported symbols
+ * another image of the program exports (the rest must come from another
+ * program, a shared library's). */
+static void check_imports(const struct desc *d) {
+  size_t nimports = 0, resolved = 0;
+  for (unsigned i = 0; i < d->count; i++) {
+    const struct image_v2 *im = (const struct image_v2 *)d->images + i;
+    if (im->version != 2)
+      continue;
+    char ct[128], ect[128];
+    compile_target(im->sets_begin, im->sets_end, ct, sizeof ct);
+    for (const struct prop_set *s = im->sets_begin; s < im->sets_end; s++)
+      for (const struct prop *p = s->begin;
+           strcmp(s->name, "SYCL/imported symbols") == 0 && p < s->end; p++) {
+        int found = 0;
+        for (unsigned k = 0; k < d->count && !found; k++) {
+          const struct image_v2 *ex = (const struct image_v2 *)d->images + k;
+          if (k == i || ex->version != 2 || strcmp(ex->target, im->target))
+            continue;
+          compile_target(ex->sets_begin, ex->sets_end, ect, sizeof ect);
+          found = strcmp(ct, ect) == 0 &&
+                  find_prop(ex->sets_begin, ex->sets_end,
+                            "SYCL/exported symbols", p->name) != NULL;
+        }
+        if (!found)
+          printf("sycl_rt: image %u imports '%s' from outside the program\n",
+                 i, p->name);
+        nimports++;
+        resolved += found;
+      }
+  }
+  if (nimports)
+    printf("sycl_rt: %zu imported symbol(s), %zu exported by another image "
+           "for the same device\n",
+           nimports, resolved);
+}
+
 static void walk(const struct desc *d) {
   CHECK(d && d->version == 1, "descriptor version %u", d ? d->version : 0);
   CHECK(d->count > 0 && d->images, "descriptor has no images");
@@ -345,6 +384,7 @@ static void walk(const struct desc *d) {
       fclose(f);
     }
   }
+  check_imports(d);
   qsort(kernels, nk, sizeof *kernels, cmp_str);
   size_t unique = 0;
   for (size_t k = 0; k < nk; k++)
