@@ -23,6 +23,7 @@ enum id {
   O_DRY_RUN, O_SAVE_TEMPS, O_VERBOSE, O_PRINT_WRAPPED, O_OVERRIDE_IMAGE,
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
+  O_SYCL_IMAGE_DEPS,
   O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
@@ -104,6 +105,9 @@ static const struct opt table[] = {
      "<dir>: where the SYCL device libraries are"},
     {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 0,
      "<opts>: SYCL post-link options (-split=kernel|source|auto|off, ...)"},
+    {"--sycl-allow-device-image-dependencies", FLAG, O_SYCL_IMAGE_DEPS, 0,
+     "device images may call SYCL_EXTERNAL functions of other images "
+     "(post-link -support-dynamic-linking)"},
     {"--sycl-module-split-mode=", JOINED, O_SYCL_SPLIT, 0,
      "per_kernel|per_source|auto|off: SYCL device code split (auto)"},
     {"--sycl-dump-device-code=", JOINED, O_DUMP, 0,
@@ -242,7 +246,8 @@ static int parse_post_link(struct lw_options *o, const char *v,
       rc = parse_split(o, w + 7, "-split", d);
       continue;
     }
-    if (strcmp(w, "-support-dynamic-linking") == 0) {
+    if (strcmp(w, "-support-dynamic-linking") == 0 ||
+        strcmp(w, "-allow-device-image-dependencies") == 0) {
       o->sycl_dynamic_linking = 1;
       continue;
     }
@@ -420,6 +425,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
                     "invalid --fpga-link-type value '%s' (expected early or "
                     "image)",
                     v);
+  case O_SYCL_IMAGE_DEPS:
+    o->sycl_dynamic_linking = 1;
+    return 0;
   case O_SYCL_POST_LINK:
     return parse_post_link(o, v, d);
   case O_SYCL_DEVLIBS:
