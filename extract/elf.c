@@ -26,7 +26,7 @@ static int match_elf(const unsigned char *head, size_t len) {
 
 static int scan_section(struct ex_set *set, const unsigned char *buf,
                         size_t len, const GElf_Shdr *sh, const char *name,
-                        const char *origin, struct lw_diag *d) {
+                        int linked, const char *origin, struct lw_diag *d) {
   int offloading = sh->sh_type == SHT_LLVM_OFFLOADING ||
                    (name && strcmp(name, ".llvm.offloading") == 0);
   int bundle = name && strncmp(name, bundle_prefix,
@@ -43,6 +43,12 @@ static int scan_section(struct ex_set *set, const unsigned char *buf,
                          "file",
                          name ? name : "?");
   const unsigned char *p = buf + sh->sh_offset;
+  /* Upstream LLVM's SYCL wrapper leaves the registered images themselves
+   * (SPIR-V) in a linked program's .llvm.offloading: registered already,
+   * and no OffloadBinary (wrapped.c reads their descriptor). */
+  if (offloading && linked &&
+      (sh->sh_size < 4 || memcmp(p, "\x10\xff\x10\xad", 4) != 0))
+    return 0;
   if (offloading) {
     size_t first = set->n;
     int rc = ex_parse_offload_binaries(set, p, sh->sh_size, origin, d);
@@ -91,7 +97,7 @@ static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
       break;
     }
     rc = scan_section(set, buf, len, &sh, elf_strptr(e, shstrndx, sh.sh_name),
-                      origin, d);
+                      eh.e_type == ET_EXEC || eh.e_type == ET_DYN, origin, d);
   }
   if (!rc && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN))
     for (size_t i = first; i < set->n; i++)

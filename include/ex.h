@@ -155,4 +155,49 @@ int ex_write_bundle(const struct ex_bundle_entry *e, size_t n,
 int ex_write_compressed_bundle(const unsigned char *in, size_t len, int zstd,
                                struct lw_buf *out);
 
+/* ---- images a linked program registers (wrapped.c) ----------------------- */
+
+/* A property as the DPC++ runtime reads it: type 1 is a uint32 `value`,
+ * type 2 a byte array of `value` bytes at `data` (its 64-bit bit count
+ * first). */
+struct ex_wrapped_prop {
+  const char *name;
+  uint32_t type;
+  uint64_t value;
+  const unsigned char *data;
+};
+
+struct ex_wrapped_set {
+  const char *name;
+  struct ex_wrapped_prop *p;
+  size_t n;
+};
+
+/* One device image of a DPC++ binaries descriptor. Every pointer points
+ * into the program's bytes. */
+struct ex_wrapped_image {
+  uint16_t version;
+  uint8_t kind, format;
+  const char *target;
+  const unsigned char *data;
+  size_t size;
+  const char **entries; /* the offload entries' names */
+  size_t nentries;
+  struct ex_wrapped_set *sets;
+  size_t nsets;
+};
+
+struct ex_wrapped {
+  struct ex_wrapped_image *img;
+  size_t n;
+};
+
+/* Reads the SYCL device images that the linked program `buf` (an ELF
+ * executable or shared object; `origin` names it) registers through a
+ * binaries descriptor; none (n == 0) when it has none or no symbol table. A
+ * descriptor that cannot be read is LW_EFORMAT. */
+int ex_wrapped_read(const unsigned char *buf, size_t len, const char *origin,
+                    struct ex_wrapped *out, struct lw_diag *d);
+void ex_wrapped_free(struct ex_wrapped *w);
+
 #endif

@@ -1,7 +1,9 @@
 /* fatpack.c - look inside fat files and make them: the second binary, built
  * from the same libraries as fatlink.
  *   fatpack list [--json] FILE...       every image: container, format, kind,
- *                                       image kind, triple, arch, size, strings
+ *                                       image kind, triple, arch, size, strings;
+ *                                       and the SYCL images a linked program
+ *                                       registers, with their property sets
  *   fatpack extract FILE... -o DIR      one file per image, predictable names
  *   fatpack create --image=file=F,triple=T[,arch=A][,kind=K][,key=V...]...
  *                  -o OUT [--format=offload|bundle] [--compress[=zstd|zlib]]
@@ -15,6 +17,7 @@
 #include "internal.h"
 
 #include "aot.h"
+#include "dl.h"
 #include "ex.h"
 
 #include <errno.h>
@@ -73,6 +76,89 @@ static void list_image(FILE *f, const struct ex_image *img, int json,
   fputc('\n', f);
 }
 
+/* The property sets of a registered image in fatlink's text form. */
+static int props_text(const struct ex_wrapped_image *im, struct lw_buf *out) {
+  struct dl_props p = {0};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < im->nsets && p.n < LW_ARRAY_SIZE(p.s); i++) {
+    const struct ex_wrapped_set *ws = &im->sets[i];
+    struct dl_propset *ps = &p.s[p.n++];
+    ps->name = ws->name;
+    if (ws->n && !(ps->p = calloc(ws->n, sizeof *ps->p)))
+      rc = LW_ENOMEM;
+    for (size_t k = 0; !rc && k < ws->n; k++) {
+      struct dl_prop *pr = &ps->p[ps->n++];
+      pr->type = ws->p[k].type;
+      pr->u32 = (uint32_t)ws->p[k].value;
+      if (!(pr->name = strdup(ws->p[k].name)) ||
+          (pr->type != DL_PROP_UINT32 &&
+           lw_buf_append(&pr->bytes, ws->p[k].data, ws->p[k].value)))
+        rc = LW_ENOMEM;
+    }
+  }
+  if (!rc)
+    rc = dl_props_write_text(&p, out);
+  dl_props_free(&p);
+  return rc;
+}
+
+static const char *image_format(uint8_t f) {
+  return f == 1 ? "native" : f == 2 ? "SPIR-V" : f == 3 ? "LLVM IR" : "none";
+}
+
+/* The SYCL images a linked program registers (a DPC++ descriptor): each
+ * with its kernels and property sets. */
+static int list_registered(FILE *f, const char *path, int json, int *first,
+                           struct lw_diag *d) {
+  struct lw_buf file = {0};
+  struct ex_wrapped w;
+  int rc = lw_read_file(path, &file, d);
+  if (!rc)
+    rc = ex_wrapped_read(file.data, file.len, path, &w, d);
+  for (size_t i = 0; !rc && i < w.n; i++) {
+    const struct ex_wrapped_image *im = &w.img[i];
+    struct lw_buf text = {0};
+    if ((rc = props_text(im, &text) ? lw_error(d, LW_ENOMEM, "out of memory")
+                                    : 0))
+      break;
+    if (json) {
+      fprintf(f, "%s\n  {\"container\": ", *first ? "" : ",");
+      json_str(f, path, strlen(path));
+      fprintf(f, ", \"registered\": %zu, \"target\": ", i);
+      json_str(f, im->target, strlen(im->target));
+      fprintf(f, ", \"format\": \"%s\", \"size\": %zu, \"entries\": [",
+              image_format(im->format), im->size);
+      for (size_t k = 0; k < im->nentries; k++) {
+        fputs(k ? ", " : "", f);
+        json_str(f, im->entries[k], strlen(im->entries[k]));
+      }
+      fputs("], \"properties\": ", f);
+      json_str(f, (const char *)text.data, text.len);
+      fputs("}", f);
+    } else {
+      fprintf(f, "%s: registered SYCL image %zu, target %s, %s, %zu bytes, "
+                 "%zu entr%s",
+              path, i, im->target, image_format(im->format), im->size,
+              im->nentries, im->nentries == 1 ? "y" : "ies");
+      for (size_t k = 0; k < im->nentries; k++)
+        fprintf(f, "%s%s", k ? " " : ": ", im->entries[k]);
+      fputc('\n', f);
+      for (size_t at = 0; at < text.len;) {
+        const char *line = (const char *)text.data + at;
+        size_t n = strcspn(line, "\n");
+        fprintf(f, "    %.*s\n", (int)n, line);
+        at += n + 1;
+      }
+    }
+    *first = 0;
+    lw_buf_free(&text);
+  }
+  if (!rc)
+    ex_wrapped_free(&w);
+  lw_buf_free(&file);
+  return rc;
+}
+
 static int scan_all(char **files, int n, struct ex_set *set,
                     struct lw_diag *d) {
   for (int i = 0; i < n; i++) {
@@ -103,8 +189,11 @@ static int cmd_list(int argc, char **argv, struct lw_diag *d) {
       fputs("[", stdout);
     for (size_t i = 0; i < set.n; i++)
       list_image(stdout, &set.images[i], json, i == 0);
+    int first = set.n == 0;
+    for (int i = 0; !rc && i < nfiles; i++)
+      rc = list_registered(stdout, files[i], json, &first, d);
     if (json)
-      fputs(set.n ? "\n]\n" : "]\n", stdout);
+      fputs(first ? "]\n" : "\n]\n", stdout);
   }
   ex_set_free(&set);
   free(files);
