@@ -15,7 +15,8 @@
  *                           devices without those features);
  *                           uses-virtual-functions-set = the sets, comma
  *                           separated and sorted, that the image's
- *                           functions call ("calls-indirectly"). */
+ *                           functions call ("calls-indirectly") or whose
+ *                           functions its vtables name. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -67,12 +68,18 @@ int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
   int rc = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); !rc && f;
        f = LLVMGetNextFunction(f)) {
-    if (!dl__set_has(only, f) || LLVMIsDeclaration(f))
+    if (!dl__set_has(only, f))
       continue;
-    LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-        f, LLVMAttributeFunctionIndex, "calls-indirectly", 16);
+    /* The sets its code calls into, and those of the virtual functions it
+     * names (a vtable: DPC++'s front end says so with calls-indirectly
+     * too, where it sees the definitions). */
     unsigned len;
-    const char *v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+    const char *v = dl__vf_set(f, &len);
+    if (!v && !LLVMIsDeclaration(f)) {
+      LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+          f, LLVMAttributeFunctionIndex, "calls-indirectly", 16);
+      v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+    }
     char *list = v ? strndup(v, len) : NULL;
     if (v && !list)
       rc = LW_ENOMEM;
