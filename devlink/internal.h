@@ -110,7 +110,7 @@ int dl__spec_layout(LLVMModuleRef m, const struct dl__set *only,
 int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
                    struct lw_diag *d);
 
-/* ---- virtual.c: SYCL virtual functions ------------------------------------ */
+/* ---- virtual.c: SYCL virtual functions ----------------------------------- */
 
 /* The set of virtual functions `f` belongs to ("indirectly-callable"), or
  * NULL. */
@@ -136,12 +136,12 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
  * expressions nothing uses aside), until none is left. */
 void dl__drop_unused(LLVMModuleRef m);
 
-/* ---- spirv_ids.c ---------------------------------------------------------- */
+/* ---- spirv_ids.c --------------------------------------------------------- */
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */
 int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
 
-/* ---- checks.c ------------------------------------------------------------- */
+/* ---- checks.c ------------------------------------------------------------ */
 
 /* Module-wide checks before the split: undefined functions (unless
  * `flags` allow them, dl_split's), unknown aspects;

@@ -62,22 +62,23 @@ int dl__spec_getter(LLVMValueRef f) {
 
 int dl__spec_used(const struct dl__set *only) {
   for (size_t i = 0; i < only->cap; i++)
-    if (only->v[i] && LLVMIsAFunction(only->v[i]) && dl__spec_getter(only->v[i]))
+    if (only->v[i] && LLVMIsAFunction(only->v[i]) &&
+        dl__spec_getter(only->v[i]))
       return 1;
   return 0;
 }
 
-/* ---- reading a getter call ------------------------------------------------ */
+/* ---- reading a getter call ----------------------------------------------- */
 
 struct call {
   LLVMValueRef ci, caller;
-  int sret;             /* the value goes to operand 0 */
-  const char *id;       /* the symbolic id (LLVM's string) */
+  int sret;       /* the value goes to operand 0 */
+  const char *id; /* the symbolic id (LLVM's string) */
   size_t idlen;
-  LLVMValueRef def;     /* the default value */
-  LLVMTypeRef type;     /* its type: the constant's type in memory */
-  int to_bool;          /* the call returns i1 of an i8 constant */
-  LLVMValueRef buffer;  /* the spec-constant buffer operand */
+  LLVMValueRef def;    /* the default value */
+  LLVMTypeRef type;    /* its type: the constant's type in memory */
+  int to_bool;         /* the call returns i1 of an i8 constant */
+  LLVMValueRef buffer; /* the spec-constant buffer operand */
 };
 
 static int zero_indices(LLVMValueRef gep) {
@@ -193,9 +194,8 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
   if ((unsigned)LLVMGetNumArgOperands(ci) < first + 3)
     return bad_call(d, c, "has too few arguments");
   LLVMValueRef name = strip(LLVMGetOperand(ci, first));
-  LLVMValueRef init = name && LLVMIsAGlobalVariable(name)
-                          ? LLVMGetInitializer(name)
-                          : NULL;
+  LLVMValueRef init =
+      name && LLVMIsAGlobalVariable(name) ? LLVMGetInitializer(name) : NULL;
   if (!init || !LLVMIsConstantString(init))
     return bad_call(d, c, "has no constant symbolic id");
   c->id = LLVMGetAsString(init, &c->idlen);
@@ -257,7 +257,7 @@ static int each_call(LLVMModuleRef m, const struct dl__set *only,
   return 0;
 }
 
-/* ---- the layout ------------------------------------------------------------ */
+/* ---- the layout ---------------------------------------------------------- */
 
 struct layout {
   unsigned mode;
@@ -267,7 +267,7 @@ struct layout {
   struct lw_buf defaults; /* every constant's default bytes */
   uint32_t next;          /* next SpecId (native), constant (emulation) */
   struct dl_props *props;
-  struct dl_prop *last;   /* the previous constant's property */
+  struct dl_prop *last; /* the previous constant's property */
 };
 
 static int put_u32(struct lw_buf *b, uint32_t v) {
@@ -277,8 +277,7 @@ static int put_u32(struct lw_buf *b, uint32_t v) {
 }
 
 static int triple(struct lw_buf *b, uint32_t id, uint32_t off, uint32_t size) {
-  return put_u32(b, id) || put_u32(b, off) || put_u32(b, size) ? LW_ENOMEM
-                                                               : 0;
+  return put_u32(b, id) || put_u32(b, off) || put_u32(b, size) ? LW_ENOMEM : 0;
 }
 
 static uint32_t store_size(LLVMTargetDataRef td, LLVMTypeRef t) {
@@ -298,16 +297,17 @@ static int leaves(struct layout *L, LLVMTypeRef t, uint32_t *off) {
         return rc;
     }
     uint32_t size = (uint32_t)LLVMABISizeOfType(L->td, t);
-    if (base + size > local && triple(&L->descs, PADDING_ID, local,
-                                      base + size - local))
+    if (base + size > local &&
+        triple(&L->descs, PADDING_ID, local, base + size - local))
       return LW_ENOMEM;
     *off = base + size;
     return 0;
   }
   case LLVMArrayTypeKind:
   case LLVMVectorTypeKind: {
-    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind ? LLVMGetArrayLength2(t)
-                                                         : LLVMGetVectorSize(t);
+    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind
+                     ? LLVMGetArrayLength2(t)
+                     : LLVMGetVectorSize(t);
     for (uint64_t i = 0; i < n; i++) {
       int rc = leaves(L, LLVMGetElementType(t), off);
       if (rc)
@@ -342,8 +342,9 @@ static void image(LLVMTargetDataRef td, LLVMValueRef c, LLVMTypeRef t,
   case LLVMArrayTypeKind:
   case LLVMVectorTypeKind: {
     LLVMTypeRef et = LLVMGetElementType(t);
-    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind ? LLVMGetArrayLength2(t)
-                                                         : LLVMGetVectorSize(t);
+    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind
+                     ? LLVMGetArrayLength2(t)
+                     : LLVMGetVectorSize(t);
     uint64_t step = LLVMABISizeOfType(td, et);
     for (uint64_t i = 0; i < n; i++)
       image(td, LLVMGetAggregateElement(c, (unsigned)i), et, out + i * step);
@@ -397,10 +398,9 @@ static int flush(struct layout *L, const char *id) {
  * previous constant's property (both the bit count and the bytes). */
 static int pad_previous(struct layout *L, uint32_t pad) {
   struct lw_buf *b = &L->last->bytes;
-  uint32_t prev_size = (uint32_t)b->data[b->len - 4] |
-                       (uint32_t)b->data[b->len - 3] << 8 |
-                       (uint32_t)b->data[b->len - 2] << 16 |
-                       (uint32_t)b->data[b->len - 1] << 24;
+  uint32_t prev_size =
+      (uint32_t)b->data[b->len - 4] | (uint32_t)b->data[b->len - 3] << 8 |
+      (uint32_t)b->data[b->len - 2] << 16 | (uint32_t)b->data[b->len - 1] << 24;
   if (triple(b, PADDING_ID, prev_size, pad))
     return LW_ENOMEM;
   uint64_t bits = (uint64_t)(b->len - 8) * 8;
@@ -456,9 +456,8 @@ int dl__spec_layout(LLVMModuleRef m, const struct dl__set *only,
                      .props = &gr->props};
   int rc = each_call(m, only, lay_out, &L, d);
   if (!rc && gr->spec_mode == DL_SPEC_DEFAULT) {
-    struct dl_prop *p =
-        dl__prop_new(&gr->props, "SYCL/misc properties",
-                     "specConstsReplacedWithDefault");
+    struct dl_prop *p = dl__prop_new(&gr->props, "SYCL/misc properties",
+                                     "specConstsReplacedWithDefault");
     if (p) {
       p->type = DL_PROP_UINT32;
       p->u32 = 1;
@@ -483,7 +482,7 @@ int dl__spec_layout(LLVMModuleRef m, const struct dl__set *only,
   return rc;
 }
 
-/* ---- lowering ---------------------------------------------------------------- */
+/* ---- lowering ------------------------------------------------------------ */
 
 struct lower {
   const struct dl_group *gr;
@@ -501,8 +500,11 @@ static int mangle(struct lw_buf *out, LLVMTypeRef t) {
   switch (LLVMGetTypeKind(t)) {
   case LLVMIntegerTypeKind: {
     unsigned w = LLVMGetIntTypeWidth(t);
-    const char *s = w == 1 ? "b" : w == 8 ? "a" : w == 16 ? "s"
-                                   : w == 32 ? "i" : "x";
+    const char *s = w == 1    ? "b"
+                    : w == 8  ? "a"
+                    : w == 16 ? "s"
+                    : w == 32 ? "i"
+                              : "x";
     return lw_buf_append(out, s, strlen(s));
   }
   case LLVMHalfTypeKind:
@@ -574,7 +576,7 @@ static LLVMValueRef native(struct lower *L, LLVMTypeRef t, LLVMValueRef def,
         LLVMConstInt(LLVMInt32TypeInContext(L->ctx), (*id)++, 0), def};
     return builtin_call(L, "__spirv_SpecConstant", t, args, 2, 0);
   }
-  unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+  unsigned n = k == LLVMStructTypeKind  ? LLVMCountStructElementTypes(t)
                : k == LLVMArrayTypeKind ? (unsigned)LLVMGetArrayLength2(t)
                                         : LLVMGetVectorSize(t);
   LLVMValueRef *el = calloc(n ? n : 1, sizeof *el);

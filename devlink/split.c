@@ -245,8 +245,8 @@ static int uses_aspects(const struct dl__set *reach) {
  * index (its reach). */
 static int variants(struct dl_split *s, const struct dl__set *reach,
                     unsigned flags, size_t **from) {
-  unsigned modes = flags & DL_SPEC_MODES ? flags & DL_SPEC_MODES
-                                         : DL_SPEC_NATIVE;
+  unsigned modes =
+      flags & DL_SPEC_MODES ? flags & DL_SPEC_MODES : DL_SPEC_NATIVE;
   size_t nmodes = 0, total = 0;
   for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1)
     nmodes += (modes & b) != 0;
@@ -300,10 +300,10 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
        f = LLVMGetNextFunction(f)) {
     unsigned vlen;
-    enum entry_kind kind =
-        dl__is_kernel(f) ? KERNEL
-        : !LLVMIsDeclaration(f) && dl__vf_set(f, &vlen) ? VIRTUAL
-                                                         : EXPORTED;
+    enum entry_kind kind = dl__is_kernel(f) ? KERNEL
+                           : !LLVMIsDeclaration(f) && dl__vf_set(f, &vlen)
+                               ? VIRTUAL
+                               : EXPORTED;
     if (kind == EXPORTED &&
         !((flags & DL_DYNAMIC_LINKING) && dl__is_exportable(f)))
       continue;

@@ -33,8 +33,8 @@ const char *dl__vf_set(LLVMValueRef f, unsigned *len) {
 int dl__vf_foreign(LLVMValueRef f, const char *vf_set) {
   unsigned len;
   const char *set = dl__vf_set(f, &len);
-  return set && !(vf_set && strlen(vf_set) == len &&
-                  memcmp(vf_set, set, len) == 0);
+  return set &&
+         !(vf_set && strlen(vf_set) == len && memcmp(vf_set, set, len) == 0);
 }
 
 static int string_prop(struct dl_props *p, const char *name, const char *s,

@@ -124,7 +124,8 @@ static int array(struct view *v, uint64_t addr, uint64_t size, uint64_t *first,
   return 0;
 }
 
-static int read_sets(struct view *v, uint64_t addr, struct ex_wrapped_image *im) {
+static int read_sets(struct view *v, uint64_t addr,
+                     struct ex_wrapped_image *im) {
   uint64_t first;
   size_t n;
   int rc = array(v, addr, 24, &first, &n);
@@ -222,8 +223,8 @@ static int load_view(Elf *e, const GElf_Ehdr *eh, struct view *v) {
     if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
       v->load[v->nload++] = ph;
   }
-  unsigned relative = eh->e_machine == EM_AARCH64 ? R_AARCH64_RELATIVE
-                                                  : R_X86_64_RELATIVE;
+  unsigned relative =
+      eh->e_machine == EM_AARCH64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE;
   size_t cap = 0;
   for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn)) != NULL;) {
     GElf_Shdr sh;
@@ -233,8 +234,7 @@ static int load_view(Elf *e, const GElf_Ehdr *eh, struct view *v) {
       continue;
     for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
       GElf_Rela r;
-      if (!gelf_getrela(data, (int)i, &r) ||
-          GELF_R_TYPE(r.r_info) != relative)
+      if (!gelf_getrela(data, (int)i, &r) || GELF_R_TYPE(r.r_info) != relative)
         continue;
       if (lw_grow(&v->rel, v->nrel, &cap, sizeof *v->rel, 64))
         return lw_error(v->d, LW_ENOMEM, "out of memory");

@@ -136,8 +136,8 @@ struct dl_group {
   unsigned spec_mode;    /* how its specialization constants are lowered
                             (one DL_SPEC_*), 0 when it uses none */
   struct lw_strvec spec_ids; /* their symbolic ids, in the order met */
-  uint32_t *spec_at;     /* each one's first SpecId (native) or offset in
-                            the buffer (emulation) */
+  uint32_t *spec_at;         /* each one's first SpecId (native) or offset in
+                                the buffer (emulation) */
   size_t cost;           /* instructions in the functions it keeps */
   struct dl_props props; /* the module's property sets */
 };
@@ -153,7 +153,7 @@ struct dl_split {
   struct lw_buf *batch;     /* each batch's module as this process made
                                it, on first use (nbatches) */
   struct lw_strvec warnings; /* one line each, for the user */
-  unsigned flags;           /* dl_split's */
+  unsigned flags;            /* dl_split's */
 };
 
 /* What dl_split may accept and must write besides the split itself. */
@@ -173,7 +173,8 @@ enum {
 };
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the
- * DL_SPEC_* modes in `flags`) and computes each group's property sets (`opt_level` gives optLevel); takes the module
+ * DL_SPEC_* modes in `flags`) and computes each group's property sets
+ * (`opt_level` gives optLevel); takes the module
  * (*m becomes NULL). Undefined device functions are an error unless
  * `flags` allow them. */
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,

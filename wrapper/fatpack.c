@@ -1,11 +1,10 @@
 /* fatpack.c - look inside fat files and make them: the second binary, built
  * from the same libraries as fatlink.
  *   fatpack list [--json] FILE...       every image: container, format, kind,
- *                                       image kind, triple, arch, size, strings;
- *                                       and the SYCL images a linked program
- *                                       registers, with their property sets
- *   fatpack extract FILE... -o DIR      one file per image, predictable names
- *   fatpack create --image=file=F,triple=T[,arch=A][,kind=K][,key=V...]...
+ *                                       image kind, triple, arch, size,
+ * strings; and the SYCL images a linked program registers, with their property
+ * sets fatpack extract FILE... -o DIR      one file per image, predictable
+ * names fatpack create --image=file=F,triple=T[,arch=A][,kind=K][,key=V...]...
  *                  -o OUT [--format=offload|bundle] [--compress[=zstd|zlib]]
  *   fatpack device-config [--device-config-file=F] [NAME]
  *                                       the device configuration fatlink uses
@@ -136,8 +135,9 @@ static int list_registered(FILE *f, const char *path, int json, int *first,
       json_str(f, (const char *)text.data, text.len);
       fputs("}", f);
     } else {
-      fprintf(f, "%s: registered SYCL image %zu, target %s, %s, %zu bytes, "
-                 "%zu entr%s",
+      fprintf(f,
+              "%s: registered SYCL image %zu, target %s, %s, %zu bytes, "
+              "%zu entr%s",
               path, i, im->target, image_format(im->format), im->size,
               im->nentries, im->nentries == 1 ? "y" : "ies");
       for (size_t k = 0; k < im->nentries; k++)

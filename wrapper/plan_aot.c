@@ -266,8 +266,8 @@ int lw__aot_plan_target(struct target *t, struct lw_diag *d) {
 unsigned lw__aot_spec_modes(const struct target *t, size_t k) {
   const struct lw_options *o = t->plan->o;
   int aot = t->outs[k].kind != AOT_JIT;
-  unsigned m = o->sycl_spec_const ? o->sycl_spec_const
-               : !aot             ? DL_SPEC_NATIVE
+  unsigned m = o->sycl_spec_const  ? o->sycl_spec_const
+               : !aot              ? DL_SPEC_NATIVE
                : t->aot != AOT_JIT ? DL_SPEC_EMULATION
                                    : DL_SPEC_DEFAULT;
   return m | (aot && o->sycl_default_spec_images ? DL_SPEC_DEFAULT : 0);

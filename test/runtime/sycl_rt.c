@@ -188,8 +188,8 @@ static const struct prop *find_prop(const struct prop_set *b,
                                     const struct prop_set *e, const char *set,
                                     const char *name) {
   for (const struct prop_set *s = b; s && s < e; s++)
-    for (const struct prop *p = s->begin; strcmp(s->name, set) == 0 && p < s->end;
-         p++)
+    for (const struct prop *p = s->begin;
+         strcmp(s->name, set) == 0 && p < s->end; p++)
       if (!name || strcmp(p->name, name) == 0)
         return p;
   return NULL;
@@ -209,8 +209,8 @@ static uint32_t u32_at(const struct prop *p, uint64_t i) {
  * their defaults has no specialization constants left. */
 static void spec_consts(const struct prop_set *b, const struct prop_set *e) {
   static const char ids[] = "SYCL/specialization constants";
-  const struct prop *all = find_prop(
-      b, e, "SYCL/specialization constants default values", "all");
+  const struct prop *all =
+      find_prop(b, e, "SYCL/specialization constants default values", "all");
   const struct prop *def =
       find_prop(b, e, "SYCL/misc properties", "specConstsReplacedWithDefault");
   const struct prop *any = find_prop(b, e, ids, NULL);
@@ -238,8 +238,8 @@ static void spec_consts(const struct prop_set *b, const struct prop_set *e) {
         CHECK(off >= local, "spec constant '%s': offsets go back", p->name);
         blob += off - local;
         if (id != 0xffffffffu)
-          printf(" id %u at %llu (+%u, %u bytes)", id,
-                 (unsigned long long)blob, off, size);
+          printf(" id %u at %llu (+%u, %u bytes)", id, (unsigned long long)blob,
+                 off, size);
         local = off + size;
         blob += size;
       }
@@ -278,8 +278,8 @@ static void check_imports(const struct desc *d) {
                             "SYCL/exported symbols", p->name) != NULL;
         }
         if (!found)
-          printf("sycl_rt: image %u imports '%s' from outside the program\n",
-                 i, p->name);
+          printf("sycl_rt: image %u imports '%s' from outside the program\n", i,
+                 p->name);
         nimports++;
         resolved += found;
       }
