@@ -6,6 +6,8 @@
  * sets fatpack extract FILE... -o DIR      one file per image, predictable
  * names fatpack create --image=file=F,triple=T[,arch=A][,kind=K][,key=V...]...
  *                  -o OUT [--format=offload|bundle] [--compress[=zstd|zlib]]
+ *   fatpack cache stats|clear|prune [--cache-dir=DIR] [--cache-size=N]
+ *                                       fatlink's cache of device results
  *   fatpack device-config [--device-config-file=F] [NAME]
  *                                       the device configuration fatlink uses
  *                                       (built in, F over it) as YAML
@@ -479,8 +481,53 @@ static void usage(FILE *f) {
         "[,image=I][,key=V...]... -o OUT\n"
         "                      [--format=offload|bundle] "
         "[--compress[=zstd|zlib]]\n"
-        "       fatpack device-config [--device-config-file=F] [NAME]\n",
+        "       fatpack device-config [--device-config-file=F] [NAME]\n"
+        "       fatpack cache stats|clear|prune [--cache-dir=DIR] "
+        "[--cache-size=N]\n",
         f);
+}
+
+/* fatpack cache stats|clear|prune [--cache-dir=DIR] [--cache-size=N]: the
+ * cache fatlink keeps device results in (FATLINK_CACHE_DIR when no
+ * --cache-dir). */
+static int cmd_cache(int argc, char **argv, struct lw_diag *d) {
+  const char *dir = getenv("FATLINK_CACHE_DIR"), *what = NULL;
+  uint64_t size = (uint64_t)5 << 30;
+  int rc = 0;
+  for (int i = 0; !rc && i < argc; i++) {
+    if (!strncmp(argv[i], "--cache-dir=", 12))
+      dir = argv[i] + 12;
+    else if (!strncmp(argv[i], "--cache-size=", 13))
+      rc = lw_parse_size(argv[i] + 13, &size, d);
+    else if (!what && (!strcmp(argv[i], "stats") || !strcmp(argv[i], "clear") ||
+                       !strcmp(argv[i], "prune")))
+      what = argv[i];
+    else
+      rc = lw_error(d, LW_EINVAL, "cache: unexpected argument '%s'", argv[i]);
+  }
+  if (!rc && (!what || !dir || !*dir))
+    rc = lw_error(d, LW_EINVAL,
+                  "cache: usage: fatpack cache stats|clear|prune "
+                  "[--cache-dir=DIR] [--cache-size=N] (or FATLINK_CACHE_DIR)");
+  struct stat st;
+  if (!rc && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+    rc = lw_error_path(d, LW_EIO, dir, "no cache directory there");
+  if (rc)
+    return rc;
+  struct lw_cache_stats cs;
+  size_t removed = 0;
+  if (!strcmp(what, "stats"))
+    rc = lw_cache_stats(dir, &cs);
+  else
+    rc = lw_cache_prune(dir, what[0] == 'c' ? 0 : size, &removed);
+  if (rc)
+    return lw_error(d, rc, "out of memory");
+  if (what[0] == 's')
+    printf("%s: %zu entries, %llu bytes\n", dir, cs.entries,
+           (unsigned long long)cs.bytes);
+  else
+    printf("%s: %zu entries removed\n", dir, removed);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -498,9 +545,12 @@ int main(int argc, char **argv) {
     rc = cmd_create(argc - 2, argv + 2, &d);
   else if (!strcmp(argv[1], "device-config"))
     rc = cmd_device_config(argc - 2, argv + 2, &d);
+  else if (!strcmp(argv[1], "cache"))
+    rc = cmd_cache(argc - 2, argv + 2, &d);
   else
     rc = lw_error(&d, LW_EINVAL,
-                  "unknown command '%s' (list, extract, create, device-config)",
+                  "unknown command '%s' (list, extract, create, device-config, "
+                  "cache)",
                   argv[1]);
   if (rc) {
     lw_tmp_cleanup();

@@ -12,6 +12,7 @@
 
 #include "dl.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +24,7 @@ enum id {
   O_DRY_RUN, O_SAVE_TEMPS, O_VERBOSE, O_PRINT_WRAPPED, O_OVERRIDE_IMAGE,
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
-  O_SYCL_IMAGE_DEPS, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
+  O_SYCL_IMAGE_DEPS, O_CACHE_DIR, O_CACHE_SIZE, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
@@ -104,6 +105,12 @@ static const struct opt table[] = {
      "<dir>: where the SYCL device libraries are"},
     {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 0,
      "<opts>: SYCL post-link options (-split=kernel|source|auto|off, ...)"},
+    {"--cache-dir=", JOINED, O_CACHE_DIR, 0,
+     "<dir>: keep SYCL device results in <dir> and reuse them (also "
+     "FATLINK_CACHE_DIR)"},
+    {"--cache-size=", JOINED, O_CACHE_SIZE, 0,
+     "<n>[K|M|G]: how much the cache may hold (5G); least recently used "
+     "entries go first"},
     {"--sycl-allow-device-image-dependencies", FLAG, O_SYCL_IMAGE_DEPS, 0,
      "device images may call SYCL_EXTERNAL functions of other images "
      "(post-link -support-dynamic-linking)"},
@@ -331,8 +338,44 @@ static int parse_one(struct lw_options *o, const struct lw_strvec *args,
   return take(o, t, value, d);
 }
 
+/* Options that change no byte of what the device side makes: how many
+ * jobs, what is printed or traced, the cache itself, the host linker. The
+ * others go into the cache's keys (o->key_args). */
+static int neutral(enum id id) {
+  switch (id) {
+  case O_JOBS: case O_PARALLEL_LINK: case O_VERBOSE: case O_V:
+  case O_TIME_TRACE: case O_TIME_TRACE_FILE: case O_TIME_TRACE_GRAIN:
+  case O_HELP: case O_VERSION: case O_LINKER_PATH: case O_TOOL_TIMEOUT:
+  case O_CACHE_DIR: case O_CACHE_SIZE:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d) {
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30
+              : *end == 'T' ? 40 : 0;
+  if (shift)
+    end++;
+  if (end == v || *end || errno || *v == '-' || n > (UINT64_MAX >> shift))
+    return lw_error(d, LW_EINVAL,
+                    "invalid --cache-size value '%s' (expected a number of "
+                    "bytes, with K, M, G or T after it for binary units)",
+                    v);
+  *out = (uint64_t)n << shift;
+  return 0;
+}
+
 static int take(struct lw_options *o, const struct opt *t, const char *v,
                 struct lw_diag *d) {
+  if (!neutral(t->id) &&
+      lw_strvec_pushf(&o->key_args, "%s%s%s", t->spelling,
+                      t->form == SEPARATE ? " " : "", v ? v : ""))
+    return LW_ENOMEM;
   if (t->later) {
     char name[64];
     snprintf(name, sizeof name, "%s", t->spelling);
@@ -427,6 +470,13 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_SYCL_IMAGE_DEPS:
     o->sycl_dynamic_linking = 1;
     return 0;
+  case O_CACHE_DIR:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->cache_dir = o->storage.v[o->storage.n - 1];
+    return 0;
+  case O_CACHE_SIZE:
+    return lw_parse_size(v, &o->cache_size, d);
   case O_SYCL_POST_LINK:
     return parse_post_link(o, v, d);
   case O_SYCL_DEVLIBS:
@@ -494,6 +544,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   o->opt_level = 2;
   o->split_mode = DL_SPLIT_AUTO;
   o->time_trace_grain = 500;
+  o->cache_size = (uint64_t)5 << 30;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->jobs = cores > 0 ? (int)cores : 1;
   struct lw_strvec args = {0};
@@ -514,6 +565,9 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
     return rc;
   if (!o->host_triple)
     o->host_triple = "x86_64-pc-linux-gnu";
+  const char *env = getenv("FATLINK_CACHE_DIR");
+  if (!o->cache_dir && env && *env)
+    o->cache_dir = env;
   struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
   o->output = out.index >= 0 ? out.value : "a.out";
   if (!o->linker_path && !o->help && !o->version && !o->emit_fatbin_only)
@@ -542,4 +596,5 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->fpga_tool_args);
   lw_strvec_free(&o->should_extract);
   lw_strvec_free(&o->storage);
+  lw_strvec_free(&o->key_args);
 }

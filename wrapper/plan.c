@@ -22,8 +22,22 @@
 #include "plan.h"
 
 #include <malloc.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+void lw__warn(struct lw_plan *p, const char *fmt, ...) {
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "fatlink: warning: %s\n", line);
+  /* Kept for the cache: a relink that takes the device side from it says
+   * what the device side said. */
+  lw_buf_append(&p->warnings, line, strlen(line));
+  lw_buf_append(&p->warnings, "\n", 1);
+}
 
 /* ---- wrap and host link ---------------------------------------------------- */
 
@@ -31,6 +45,11 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
   (void)g;
   struct lw_plan *p = j->data;
+  if (p->hit) {
+    j->what = strdup("the registration object from the cache");
+    return j->what ? lw_tmp_create("wrapper", "o", &p->wrapper_obj, d)
+                   : lw_error(d, LW_ENOMEM, "out of memory");
+  }
   /* Every SPIR-V module of this process is emitted by now (wrap waits for
    * all of them): the ones kept for LLVM's SPIR-V back end can go before
    * wrapping allocates anew, which then reuses their memory instead of
@@ -50,8 +69,27 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   return rc;
 }
 
+/* The cache's entry of a whole device side: the warnings it printed (their
+ * length first, 8 bytes), then the registration object. */
+static int store_device_side(struct lw_plan *p, const struct lw_buf *obj) {
+  struct lw_buf e = {0};
+  unsigned char n[8];
+  for (int i = 0; i < 8; i++)
+    n[i] = (unsigned char)((uint64_t)p->warnings.len >> (8 * i));
+  int rc = lw_buf_append(&e, n, 8) ||
+           lw_buf_append(&e, p->warnings.data, p->warnings.len) ||
+           lw_buf_append(&e, obj->data, obj->len);
+  if (!rc)
+    lw_cache_put(p->cache, p->key, e.data, e.len);
+  lw_buf_free(&e);
+  return rc ? LW_ENOMEM : 0;
+}
+
 static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   struct lw_plan *p = j->data;
+  if (p->hit)
+    return lw_write_file(lw_tmp_path(p->wrapper_obj), p->cached.data,
+                         p->cached.len, d);
   struct wrp_request req = {.host_triple = p->o->host_triple,
                             .sycl = p->sycl,
                             .nsycl = p->nsycl,
@@ -82,6 +120,8 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   dl_module_free(m);
   if (!rc)
     rc = lw_write_file(lw_tmp_path(p->wrapper_obj), obj.data, obj.len, d);
+  if (!rc && p->keyed && store_device_side(p, &obj))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
   lw_buf_free(&obj);
   return rc;
 }
@@ -216,6 +256,78 @@ int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
   return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
 }
 
+/* ---- the whole device side from the cache --------------------------------- */
+
+/* Each target's first job (they add the rest as they learn more), into
+ * firsts[] (p->n of them at most); *n counts them. */
+static int add_device_jobs(struct lw_graph *g, struct lw_plan *p,
+                           struct lw_job **firsts, size_t *n,
+                           struct lw_diag *d) {
+  int rc = 0;
+  *n = 0;
+  for (size_t i = 0; !rc && i < p->n; i++)
+    if (!(rc = p->t[i].planner->first_job(g, &p->t[i], &firsts[*n], d)) &&
+        firsts[*n])
+      (*n)++;
+  return rc;
+}
+
+static int lookup_run(struct lw_job *j, struct lw_diag *d) {
+  struct lw_plan *p = j->data;
+  int rc = lw__device_side_key(p, p->key, d);
+  if (rc)
+    return rc;
+  p->keyed = 1;
+  char what[128];
+  snprintf(what, sizeof what, "the device side of %zu target(s)", p->n);
+  struct lw_buf e = {0};
+  if (!lw_cache_get(p->cache, p->key, what, &e))
+    return 0;
+  uint64_t n = 0;
+  for (int i = 7; e.len >= 8 && i >= 0; i--)
+    n = n << 8 | e.data[i];
+  if (e.len < 8 || n > e.len - 8) {
+    lw_buf_free(&e); /* not ours: built anew, and stored over */
+    return 0;
+  }
+  p->hit = 1;
+  if (lw_buf_append(&p->warnings, e.data + 8, (size_t)n) ||
+      lw_buf_append(&p->cached, e.data + 8 + n, e.len - 8 - (size_t)n))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  lw_buf_free(&e);
+  return rc;
+}
+
+/* A hit says what the device side said; a miss adds its jobs, which wrap
+ * waits for. */
+static int lookup_done(struct lw_graph *g, struct lw_job *j,
+                       struct lw_diag *d) {
+  struct lw_plan *p = j->data;
+  if (!p->hit) {
+    struct lw_job **firsts = calloc(p->n, sizeof *firsts);
+    size_t n = 0;
+    int rc = firsts ? add_device_jobs(g, p, firsts, &n, d)
+                    : lw_error(d, LW_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+      if (lw_graph_add_dep(g, p->wrap, firsts[i]))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    free(firsts);
+    return rc;
+  }
+  {
+    for (size_t at = 0; at < p->warnings.len;) {
+      const char *line = (const char *)p->warnings.data + at;
+      size_t n = strcspn(line, "\n");
+      fprintf(stderr, "fatlink: warning: %.*s\n", (int)n, line);
+      at += n + 1;
+    }
+  }
+  return 0;
+}
+
+static const struct lw_job_kind lookup_kind = {
+    .name = "cache-lookup", .run = lookup_run, .done = lookup_done};
+
 /* ---- building the plan ----------------------------------------------------- */
 
 /* An image without an arch (bundles of the old model) is generic code. */
@@ -313,23 +425,31 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
                              p->t[0].imgs[0]->origin);
     }
   }
-  struct lw_job **firsts = calloc(p->n ? p->n : 1, sizeof *firsts);
-  if (!firsts)
-    return lw_error(d, LW_ENOMEM, "out of memory");
   /* An FPGA archive link writes an archive instead of wrapping and
    * linking (plan_fpga.c); --emit-fatbin-only stops at the fatbinary, which
    * plan_cuda.c writes to the output. */
   const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
                                    : o->emit_fatbin_only ? NULL
                                                          : &wrap_kind;
-
-  int rc = 0;
+  int rc = o->cache_dir && lw_cache_open(o->cache_dir, o->cache_size,
+                                         o->verbose, &p->cache)
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : 0;
+  /* wrap waits for every target (and for jobs the targets add later); with
+   * the device side in the cache, for the lookup, which adds the targets'
+   * jobs on a miss. */
+  struct lw_job **firsts = calloc(p->n + 1, sizeof *firsts);
   size_t nfirst = 0;
-  for (size_t i = 0; !rc && i < p->n; i++)
-    if (!(rc = p->t[i].planner->first_job(g, &p->t[i], &firsts[nfirst], d)) &&
-        firsts[nfirst])
-      nfirst++;
-  /* wrap waits for every target (and for jobs the targets add later). */
+  if (!rc && !firsts)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (!rc && p->cache && lw__device_side_cacheable(p)) {
+    if (!(firsts[0] = lw_graph_add(g, &lookup_kind, p, NULL, 0)) ||
+        !(firsts[0]->what = strdup("look the device side up in the cache")))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    nfirst = 1;
+  } else if (!rc) {
+    rc = add_device_jobs(g, p, firsts, &nfirst, d);
+  }
   if (!rc && last && (p->n || o->fpga_link) &&
       !(p->wrap = lw_graph_add(g, last, p, firsts, nfirst)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
@@ -346,6 +466,10 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
 }
 
 int lw_plan_commit(struct lw_plan *p, struct lw_diag *d) {
+  /* Done with the cache: it is evicted to its bound now, before the
+   * process leaves without freeing. */
+  lw_cache_close(p->cache);
+  p->cache = NULL;
   if (p->o->dry_run || !p->out_tmp)
     return 0;
   return lw_tmp_commit(&p->out_tmp, p->o->output, d);
@@ -366,5 +490,8 @@ void lw_plan_free(struct lw_plan *p) {
   free(p->omp);
   lw_buf_free(&p->dep_files);
   free(p->wrapped_ir);
+  lw_cache_close(p->cache);
+  lw_buf_free(&p->cached);
+  lw_buf_free(&p->warnings);
   free(p);
 }

@@ -124,7 +124,26 @@ struct lw_plan {
   int deps_listed;
   /* The CUDA and HIP fatbinaries (plan_cuda.c). */
   struct lw_fatbin fatbin[LW_FATBIN_SLOTS];
+  /* The cache (--cache-dir), or NULL; the key of the whole device side when
+   * it is cached whole (plan_cache.c), and on a hit what it held. */
+  struct lw_cache *cache;
+  unsigned char key[LW_HASH_SIZE];
+  int keyed, hit;
+  struct lw_buf cached;   /* the registration object */
+  struct lw_buf warnings; /* what the device side warned, to replay */
 };
+
+/* A warning of the device side: printed, and kept for the cache. */
+void lw__warn(struct lw_plan *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- plan_cache.c --------------------------------------------------------- */
+
+/* May the link's whole device side come from the cache? */
+int lw__device_side_cacheable(const struct lw_plan *p);
+/* The key of the whole device side: everything that decides its bytes. */
+int lw__device_side_key(const struct lw_plan *p,
+                        unsigned char key[LW_HASH_SIZE], struct lw_diag *d);
 
 /* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
  * the driver hands the planners to lw_plan_build. */

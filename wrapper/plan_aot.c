@@ -39,7 +39,7 @@ static int load_config(struct lw_plan *p, struct lw_diag *d) {
     return 0;
   int rc = aot_config_load(&p->config, p->o->device_config, d);
   for (size_t i = 0; i < p->config.warnings.n; i++)
-    fprintf(stderr, "fatlink: warning: %s\n", p->config.warnings.v[i]);
+    lw__warn(p, "%s", p->config.warnings.v[i]);
   p->have_config = !rc;
   if (rc)
     aot_config_free(&p->config);
@@ -300,12 +300,12 @@ void lw__aot_spec_warning(const struct target *t) {
       break;
   for (size_t k = 0; i < t->split.n && k < t->nouts; k++)
     if (t->outs[k].kind != AOT_JIT)
-      fprintf(stderr,
-              "fatlink: warning: the %s images for %s hold the default "
-              "values of their specialization constants: code compiled for "
-              "JIT SPIR-V passes kernels no specialization-constant buffer "
-              "(compile it for the AOT target to set them at run time)\n",
-              t->triple, t->outs[k].name);
+      lw__warn(t->plan,
+               "the %s images for %s hold the default values of their "
+               "specialization constants: code compiled for JIT SPIR-V "
+               "passes kernels no specialization-constant buffer (compile "
+               "it for the AOT target to set them at run time)",
+               t->triple, t->outs[k].name);
 }
 
 /* ---- filter and compile -------------------------------------------------- */
@@ -538,11 +538,10 @@ void lw__aot_check_coverage(const struct target *t) {
       continue;
     const struct lw_strvec *ks = &t->split.g[i].kernels;
     for (size_t n = 0; n < ks->n; n++)
-      fprintf(stderr,
-              "fatlink: warning: kernel '%s' has no image for any requested "
-              "SYCL target (the device configuration says none supports "
-              "it)\n",
-              ks->v[n]);
+      lw__warn(t->plan,
+               "kernel '%s' has no image for any requested SYCL target (the "
+               "device configuration says none supports it)",
+               ks->v[n]);
   }
 }
 

@@ -539,16 +539,15 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
                      struct lw_diag *d) {
   struct target *t = j->data;
   for (size_t i = 0; i < t->split.warnings.n; i++)
-    fprintf(stderr, "fatlink: warning: %s\n", t->split.warnings.v[i]);
+    lw__warn(t->plan, "%s", t->split.warnings.v[i]);
   lw__aot_spec_warning(t);
   int rc0 = lw__aot_check_virtual(t, d);
   if (rc0)
     return rc0;
   size_t n = t->plan->o->dry_run ? 1 : t->split.n;
   if (!n) {
-    fprintf(stderr, "fatlink: warning: no SYCL kernels in the device code for "
-                    "'%s'\n",
-            t->triple);
+    lw__warn(t->plan, "no SYCL kernels in the device code for '%s'",
+             t->triple);
     return 0;
   }
   if (!(t->modules = calloc(n, sizeof *t->modules)))

@@ -159,9 +159,14 @@ static int add(char *path, int keep, struct lw_tmp **out, struct lw_diag *d) {
   t->path = path;
   t->owner = getpid();
   t->keep = keep;
-  /* Publish fully built: the signal handler may walk the list any time. */
-  t->next = tmp_list;
-  tmp_list = t;
+  /* Publish fully built: the signal handler may walk the list any time,
+   * and jobs on several threads may add at once (the cache's entries). */
+  struct lw_tmp **list = (struct lw_tmp **)&tmp_list;
+  struct lw_tmp *head = __atomic_load_n(list, __ATOMIC_RELAXED);
+  do
+    t->next = head;
+  while (!__atomic_compare_exchange_n(list, &head, t, 1, __ATOMIC_RELEASE,
+                                      __ATOMIC_RELAXED));
   *out = t;
   return 0;
 }

@@ -1,0 +1,214 @@
+/* plan_cache.c - what decides the bytes of a link's whole device side, for
+ * the cache (cache.c): a relink whose device code, device libraries,
+ * options and tools did not change takes the registration object (and the
+ * warnings the device side printed) from the cache and skips link, split,
+ * code generation and AOT compilation. The key hashes:
+ *   - fatlink itself (its executable's identity: a rebuilt fatlink changes
+ *     it) and libLLVM's (version and file), the host triple, a
+ *     relocatable link;
+ *   - the options that decide device bytes, as given (lw_options.key_args:
+ *     not the job count, verbosity, traces, the cache's or the host
+ *     linker's), and the LLVM options;
+ *   - every target in order: offload kind, triple, arch, and each image's
+ *     strings and bytes in link order;
+ *   - the device libraries' bytes, the device configuration file's bytes;
+ *   - the AOT tools a link may run: ocloc, opencl-aot and aoc on PATH (the
+ *     package that updates libocloc updates ocloc) and the OpenCL vendor
+ *     files and their libraries, which the in-process back ends load: path,
+ *     size and modification time, which an upgrade changes; PATH's and
+ *     LD_LIBRARY_PATH's and OCL_ICD_VENDORS' values.
+ * Only links whose targets are all SYCL (fatlink's in-process device link)
+ * are cached whole, and not when they must leave files besides the output
+ * (--save-temps, --sycl-dump-device-code, FPGA archives) or print steps
+ * (--dry-run, --print-wrapped-module), or use an external llvm-spirv. */
+#include "plan.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <llvm-c/Core.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef LW_VERSION
+#define LW_VERSION "0"
+#endif
+#ifndef LW_LLVM_VERSION
+#define LW_LLVM_VERSION "0"
+#endif
+
+int lw__device_side_cacheable(const struct lw_plan *p) {
+  const struct lw_options *o = p->o;
+  if (!o->cache_dir || !p->n || o->dry_run || o->save_temps || o->dump_dir ||
+      o->print_wrapped || o->fpga_link || o->emit_fatbin_only || o->llvm_spirv)
+    return 0;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->t[i].planner != &lw_sycl_planner)
+      return 0;
+  return 1;
+}
+
+/* A file's identity: its path, and when it exists its size and time. */
+static void file_identity(struct lw_hash *h, const char *path) {
+  struct stat st;
+  lw_hash_str(h, path);
+  if (path && stat(path, &st) == 0) {
+    lw_hash_u64(h, (uint64_t)st.st_size);
+    lw_hash_u64(h, (uint64_t)st.st_mtim.tv_sec);
+    lw_hash_u64(h, (uint64_t)st.st_mtim.tv_nsec);
+  } else {
+    lw_hash_u64(h, UINT64_MAX);
+  }
+}
+
+static void tool_identity(struct lw_hash *h, const char *tool) {
+  const char *path = getenv("PATH");
+  char *found = NULL;
+  for (const char *p = path ? path : ""; *p && !found;) {
+    size_t n = strcspn(p, ":");
+    char *cand = lw_xasprintf("%.*s/%s", (int)n, p, tool);
+    if (cand && access(cand, X_OK) == 0)
+      found = cand;
+    else
+      free(cand);
+    p += n + (p[n] == ':');
+  }
+  lw_hash_str(h, tool);
+  file_identity(h, found);
+  free(found);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files in a directory of OpenCL vendors: names and contents, which
+ * name the libraries. */
+static int vendors_identity(struct lw_hash *h, const char *dir,
+                            struct lw_diag *d) {
+  lw_hash_str(h, dir);
+  DIR *v = opendir(dir);
+  struct dirent *e;
+  struct lw_strvec names = {0};
+  int rc = 0;
+  while (!rc && v && (e = readdir(v)))
+    if (e->d_name[0] != '.')
+      rc = lw_strvec_push(&names, e->d_name) ? LW_ENOMEM : 0;
+  if (v)
+    closedir(v);
+  if (names.n > 1)
+    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+  for (size_t i = 0; !rc && i < names.n; i++) {
+    char *path = lw_xasprintf("%s/%s", dir, names.v[i]);
+    struct lw_buf b = {0};
+    struct lw_diag ignore = {0};
+    lw_hash_str(h, names.v[i]);
+    if (path && lw_read_file(path, &b, &ignore) == 0) {
+      lw_hash_u64(h, b.len);
+      lw_hash_update(h, b.data, b.len);
+      /* A vendor file names its library: that library too. */
+      char *lib = strndup((const char *)b.data, b.len);
+      if (lib) {
+        lib[strcspn(lib, "\r\n")] = 0;
+        file_identity(h, lib);
+      }
+      free(lib);
+    }
+    lw_buf_free(&b);
+    free(path);
+  }
+  lw_strvec_free(&names);
+  return rc ? lw_error(d, LW_ENOMEM, "out of memory") : 0;
+}
+
+static int file_contents(struct lw_hash *h, const char *path,
+                         struct lw_diag *d) {
+  struct lw_buf b = {0};
+  int rc = lw_read_file(path, &b, d);
+  lw_hash_str(h, path);
+  if (!rc) {
+    lw_hash_u64(h, b.len);
+    lw_hash_update(h, b.data, b.len);
+  }
+  lw_buf_free(&b);
+  return rc;
+}
+
+static void strvec(struct lw_hash *h, const struct lw_strvec *v) {
+  lw_hash_u64(h, v->n);
+  for (size_t i = 0; i < v->n; i++)
+    lw_hash_str(h, v->v[i]);
+}
+
+int lw__device_side_key(const struct lw_plan *p,
+                        unsigned char key[LW_HASH_SIZE], struct lw_diag *d) {
+  const struct lw_options *o = p->o;
+  struct lw_hash h;
+  lw_hash_init(&h);
+  lw_hash_str(&h, "fatlink device side 1");
+  lw_hash_str(&h, LW_VERSION);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = 0;
+  file_identity(&h, exe);
+  lw_hash_str(&h, LW_LLVM_VERSION);
+  Dl_info info;
+  file_identity(&h, dladdr((void *)LLVMContextCreate, &info) && info.dli_fname
+                        ? info.dli_fname
+                        : NULL);
+  lw_hash_str(&h, o->host_triple);
+  lw_hash_u64(&h, (uint64_t)o->relocatable);
+  strvec(&h, &o->key_args);
+  strvec(&h, &o->llvm_opts);
+  for (size_t i = 0; i < p->n; i++) {
+    const struct target *t = &p->t[i];
+    lw_hash_u64(&h, t->kind);
+    lw_hash_str(&h, t->triple);
+    lw_hash_str(&h, t->arch);
+    lw_hash_u64(&h, t->nimgs);
+    for (size_t k = 0; k < t->nimgs; k++) {
+      const struct ex_image *img = t->imgs[k];
+      lw_hash_u64(&h, img->image_kind);
+      lw_hash_u64(&h, img->nstrings);
+      for (size_t s = 0; s < img->nstrings; s++) {
+        lw_hash_str(&h, img->strings[s].key);
+        lw_hash_u64(&h, img->strings[s].value_len);
+        lw_hash_update(&h, img->strings[s].value, img->strings[s].value_len);
+      }
+      lw_hash_u64(&h, img->size);
+      lw_hash_update(&h, img->data, img->size);
+    }
+  }
+  int rc = 0;
+  for (size_t i = 0; !rc && i < o->device_libs.n; i++) {
+    const char *name = o->device_libs.v[i];
+    char *path = o->device_lib_dir && name[0] != '/'
+                     ? lw_xasprintf("%s/%s", o->device_lib_dir, name)
+                     : strdup(name);
+    /* A library that cannot be read is the link's error, said by the
+     * link: here it only makes the key. */
+    struct lw_diag ignore = {0};
+    if (path)
+      file_contents(&h, path, &ignore);
+    else
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    free(path);
+  }
+  if (!rc && o->device_config)
+    rc = file_contents(&h, o->device_config, d);
+  static const char *const tools[] = {"ocloc", "opencl-aot", "aoc"};
+  lw_hash_str(&h, getenv("PATH"));
+  for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(tools); i++)
+    tool_identity(&h, tools[i]);
+  if (!rc) {
+    /* Where libocloc and the OpenCL libraries come from. */
+    lw_hash_str(&h, getenv("LD_LIBRARY_PATH"));
+    const char *icd = getenv("OCL_ICD_VENDORS");
+    lw_hash_str(&h, icd);
+    rc = vendors_identity(&h, icd && *icd ? icd : "/etc/OpenCL/vendors", d);
+  }
+  if (!rc)
+    lw_hash_final(&h, key);
+  return rc;
+}
