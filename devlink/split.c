@@ -602,7 +602,8 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
 enum { EMIT_ATTEMPTS = 8 };
 
 int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
-                  struct lw_buf *out, struct lw_diag *d) {
+                  const struct dl_emit_cache *cache, struct lw_buf *out,
+                  struct lw_diag *d) {
   int retry = s->whole == NULL, rc;
   void *hold[64 * EMIT_ATTEMPTS] = {0};
   size_t nhold = 0;
@@ -610,8 +611,20 @@ int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
     struct dl_module *m = NULL;
     out->len = 0;
     rc = dl_split_module(s, i, &m, d);
-    if (!rc)
+    int hit = 0;
+    if (!rc && attempt == 0 && cache && cache->lookup) {
+      struct lw_buf bc = {0};
+      if (bitcode_of(m->mod, &bc))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else
+        hit = cache->lookup(cache->ctx, bc.data, bc.len, out);
+      lw_buf_free(&bc);
+    }
+    if (!rc && !hit) {
       rc = dl_codegen(m, opt_level, DL_OBJECT, out, d);
+      if (!rc && cache && cache->store)
+        cache->store(cache->ctx, out->data, out->len);
+    }
     dl_module_free(m);
     if (rc != LW_EBADOUT || !retry || attempt == EMIT_ATTEMPTS - 1)
       break;

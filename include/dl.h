@@ -191,10 +191,22 @@ size_t dl_split_batch(const struct dl_split *s, size_t i);
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d);
 
+/* A cache of emitted modules, by their bitcode: `lookup` gets the module's
+ * bitcode before code generation and returns 1 when it put the SPIR-V in
+ * `out` (nothing is generated then); `store` gets what was generated for
+ * the bitcode last looked up. Either may be NULL. */
+struct dl_emit_cache {
+  int (*lookup)(void *ctx, const void *bitcode, size_t n, struct lw_buf *out);
+  void (*store)(void *ctx, const void *spirv, size_t n);
+  void *ctx;
+};
+
 /* Builds group i's module and emits its SPIR-V at `opt_level` into `out`
- * (see split.c for why a module may be made more than once). */
+ * (see split.c for why a module may be made more than once), through
+ * `cache` when not NULL. */
 int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
-                  struct lw_buf *out, struct lw_diag *d);
+                  const struct dl_emit_cache *cache, struct lw_buf *out,
+                  struct lw_diag *d);
 
 void dl_split_free(struct dl_split *s);
 

@@ -141,6 +141,10 @@ void lw__warn(struct lw_plan *p, const char *fmt, ...)
 
 /* May the link's whole device side come from the cache? */
 int lw__device_side_cacheable(const struct lw_plan *p);
+/* The key of a split module's SPIR-V: its bitcode and what turns it into
+ * SPIR-V. */
+void lw__spirv_key(const struct lw_options *o, const void *bitcode, size_t n,
+                   unsigned char key[LW_HASH_SIZE]);
 /* The key of the whole device side: everything that decides its bytes. */
 int lw__device_side_key(const struct lw_plan *p,
                         unsigned char key[LW_HASH_SIZE], struct lw_diag *d);

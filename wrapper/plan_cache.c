@@ -17,6 +17,8 @@
  *     files and their libraries, which the in-process back ends load: path,
  *     size and modification time, which an upgrade changes; PATH's and
  *     LD_LIBRARY_PATH's and OCL_ICD_VENDORS' values.
+ * And the key of one split module's SPIR-V: fatlink and LLVM, the code
+ * generation options and the module's bitcode.
  * Only links whose targets are all SYCL (fatlink's in-process device link)
  * are cached whole, and not when they must leave files besides the output
  * (--save-temps, --sycl-dump-device-code, FPGA archives) or print steps
@@ -141,22 +143,40 @@ static void strvec(struct lw_hash *h, const struct lw_strvec *v) {
     lw_hash_str(h, v->v[i]);
 }
 
+/* fatlink and the LLVM it generates code with: versions and files. */
+static void toolchain(struct lw_hash *h) {
+  lw_hash_str(h, LW_VERSION);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = 0;
+  file_identity(h, exe);
+  lw_hash_str(h, LW_LLVM_VERSION);
+  Dl_info info;
+  file_identity(h, dladdr((void *)LLVMContextCreate, &info) && info.dli_fname
+                       ? info.dli_fname
+                       : NULL);
+}
+
+void lw__spirv_key(const struct lw_options *o, const void *bitcode, size_t n,
+                   unsigned char key[LW_HASH_SIZE]) {
+  struct lw_hash h;
+  lw_hash_init(&h);
+  lw_hash_str(&h, "fatlink spirv 1");
+  toolchain(&h);
+  lw_hash_u64(&h, (uint64_t)o->opt_level);
+  strvec(&h, &o->llvm_opts);
+  lw_hash_u64(&h, n);
+  lw_hash_update(&h, bitcode, n);
+  lw_hash_final(&h, key);
+}
+
 int lw__device_side_key(const struct lw_plan *p,
                         unsigned char key[LW_HASH_SIZE], struct lw_diag *d) {
   const struct lw_options *o = p->o;
   struct lw_hash h;
   lw_hash_init(&h);
   lw_hash_str(&h, "fatlink device side 1");
-  lw_hash_str(&h, LW_VERSION);
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  exe[n > 0 ? n : 0] = 0;
-  file_identity(&h, exe);
-  lw_hash_str(&h, LW_LLVM_VERSION);
-  Dl_info info;
-  file_identity(&h, dladdr((void *)LLVMContextCreate, &info) && info.dli_fname
-                        ? info.dli_fname
-                        : NULL);
+  toolchain(&h);
   lw_hash_str(&h, o->host_triple);
   lw_hash_u64(&h, (uint64_t)o->relocatable);
   strvec(&h, &o->key_args);

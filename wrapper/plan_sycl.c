@@ -67,6 +67,41 @@ static char *link_what(const struct target *t) {
   return what;
 }
 
+/* ---- the cache of each module's SPIR-V -------------------------------------- */
+
+/* What one emission looks up and stores (dl_emit_cache), in this process or
+ * a forked worker. */
+struct emit_key {
+  const struct lw_plan *p;
+  size_t index;
+  const char *triple;
+  unsigned char key[LW_HASH_SIZE];
+};
+
+static int emit_lookup(void *ctx, const void *bc, size_t n,
+                       struct lw_buf *out) {
+  struct emit_key *k = ctx;
+  lw__spirv_key(k->p->o, bc, n, k->key);
+  char what[128];
+  snprintf(what, sizeof what, "SPIR-V of module %zu of %s", k->index,
+           k->triple);
+  return lw_cache_get(k->p->cache, k->key, what, out);
+}
+
+static void emit_store(void *ctx, const void *spv, size_t n) {
+  struct emit_key *k = ctx;
+  lw_cache_put(k->p->cache, k->key, spv, n);
+}
+
+/* Module i's SPIR-V, through the cache when there is one. */
+static int emit(struct target *t, size_t i, struct lw_buf *out,
+                struct lw_diag *d) {
+  struct emit_key k = {t->plan, i, t->triple, {0}};
+  struct dl_emit_cache c = {emit_lookup, emit_store, &k};
+  return dl_split_emit(&t->split, i, t->plan->o->opt_level,
+                       t->plan->cache ? &c : NULL, out, d);
+}
+
 /* ---- sycl-module and sycl-emit ------------------------------------------- */
 
 /* The module's SPIR-V is in m->image: keep and dump copies as asked. */
@@ -119,9 +154,8 @@ static int module_prepare(struct lw_graph *g, struct lw_job *j,
 
 static int module_run(struct lw_job *j, struct lw_diag *d) {
   struct sycl_module *m = j->data;
-  const struct lw_options *o = m->t->plan->o;
   if (!m->bc) {
-    int rc = dl_split_emit(&m->t->split, m->index, o->opt_level, &m->image, d);
+    int rc = emit(m->t, m->index, &m->image, d);
     return rc ? rc : store(m, 0, d);
   }
   struct dl_module *mod = NULL;
@@ -258,7 +292,7 @@ static int worker_run(struct lw_job *j, struct lw_buf *out,
          !rc && i < s->n && dl_split_batch(s, i) == p->order[k]; i++) {
       p->page->at[w->k] = i;
       spv.len = 0;
-      rc = dl_split_emit(s, i, p->t->plan->o->opt_level, &spv, d);
+      rc = emit(p->t, i, &spv, d);
       if (!rc && (put_u64(out, i) || put_u64(out, spv.len) ||
                   lw_buf_append(out, spv.data, spv.len)))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
