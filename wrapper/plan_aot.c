@@ -312,8 +312,28 @@ void lw__aot_spec_warning(const struct target *t) {
 
 struct aot_job {
   struct sycl_module *m;
-  size_t k; /* the out */
+  size_t k;    /* the out */
+  int cached;  /* the image came from the cache */
+  unsigned char key[LW_HASH_SIZE];
+  int keyed;
 };
+
+/* The image from the cache, if it has it (not for aoc, whose runs leave
+ * reports and read libraries and dependency files besides the SPIR-V). */
+static int aot_lookup(struct aot_job *a, const char *what,
+                      struct lw_diag *d) {
+  struct sycl_module *m = a->m;
+  const struct lw_plan *p = m->t->plan;
+  const struct sycl_out *out = &m->t->outs[a->k];
+  if (!p->cache || out->aoc || p->o->dry_run)
+    return 0;
+  int rc = lw__aot_key(p->o, out, m->image.data, m->image.len, a->key, d);
+  if (rc)
+    return rc;
+  a->keyed = 1;
+  a->cached = lw_cache_get(p->cache, a->key, what, &m->aot[a->k].image);
+  return 0;
+}
 
 static void requirements(const struct dl_props *props, struct aot_reqs *r,
                          uint32_t *aspects, uint32_t *fixed, size_t max) {
@@ -377,9 +397,9 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
                          m->index, m->t->triple, out->name);
   if (!j->what)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  if (j->kind->run)
-    return 0; /* the SPIR-V and the binary stay in memory */
-  int rc = 0;
+  int rc = aot_lookup(a, j->what, d);
+  if (rc || a->cached || j->kind->run)
+    return rc; /* nothing to run; or in process: all stays in memory */
   /* The module's SPIR-V as a file, once for all its devices. */
   if (!m->spv && !(rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d)) &&
       !o->dry_run)
@@ -416,6 +436,8 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
 
 static int aot_run(struct lw_job *j, struct lw_diag *d) {
   struct aot_job *a = j->data;
+  if (a->cached)
+    return 0;
   struct sycl_module *m = a->m;
   const struct sycl_out *out = &m->t->outs[a->k];
   struct lw_diag why = {0};
@@ -451,6 +473,8 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
     rc = lw_error(d, LW_ETOOL, "%s: no device binary came out (%zu bytes%s)",
                   j->what, im->image.len,
                   out->kind == AOT_GEN ? ", neither ELF nor an archive" : "");
+  if (!rc && a->keyed && !a->cached)
+    lw_cache_put(t->plan->cache, a->key, im->image.data, im->image.len);
   if (!rc && m->index < t->split.n &&
       dl_props_with_bytes(&t->split.g[m->index].props,
                           "SYCL/device requirements", "compile_target",
@@ -504,7 +528,7 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
     struct aot_job *a = calloc(1, sizeof *a);
     if (!a)
       return lw_error(d, LW_ENOMEM, "out of memory");
-    *a = (struct aot_job){m, k};
+    *a = (struct aot_job){.m = m, .k = k};
     struct lw_job *aj =
         lw_graph_add(g, out->aoc          ? &aot_aoc_kind
                         : out->in_process ? &aot_inproc_kind

@@ -18,7 +18,8 @@
  *     size and modification time, which an upgrade changes; PATH's and
  *     LD_LIBRARY_PATH's and OCL_ICD_VENDORS' values.
  * And the key of one split module's SPIR-V: fatlink and LLVM, the code
- * generation options and the module's bitcode.
+ * generation options and the module's bitcode; of one AOT image: the
+ * device, its tool's arguments and identity, and the SPIR-V.
  * Only links whose targets are all SYCL (fatlink's in-process device link)
  * are cached whole, and not when they must leave files besides the output
  * (--save-temps, --sycl-dump-device-code, FPGA archives) or print steps
@@ -168,6 +169,37 @@ void lw__spirv_key(const struct lw_options *o, const void *bitcode, size_t n,
   lw_hash_u64(&h, n);
   lw_hash_update(&h, bitcode, n);
   lw_hash_final(&h, key);
+}
+
+int lw__aot_key(const struct lw_options *o, const struct sycl_out *out,
+                const void *spirv, size_t n, unsigned char key[LW_HASH_SIZE],
+                struct lw_diag *d) {
+  struct lw_hash h;
+  lw_hash_init(&h);
+  lw_hash_str(&h, "fatlink aot 1");
+  toolchain(&h); /* it makes the tool's arguments */
+  lw_hash_u64(&h, (uint64_t)out->kind);
+  lw_hash_str(&h, out->name);
+  lw_hash_str(&h, out->compile_target);
+  strvec(&h, &out->args);
+  lw_hash_u64(&h, (uint64_t)out->in_process);
+  /* The compiler: the tool, or the library and OpenCL runtimes that work
+   * in process (where PATH's ocloc stands for its package's libocloc). */
+  lw_hash_str(&h, getenv("PATH"));
+  lw_hash_str(&h, getenv("LD_LIBRARY_PATH"));
+  tool_identity(&h, out->kind == AOT_GEN ? "ocloc" : "opencl-aot");
+  const char *icd = getenv("OCL_ICD_VENDORS");
+  lw_hash_str(&h, icd);
+  int rc = out->kind != AOT_GEN
+               ? vendors_identity(&h, icd && *icd ? icd : "/etc/OpenCL/vendors",
+                                  d)
+               : 0;
+  (void)o;
+  lw_hash_u64(&h, n);
+  lw_hash_update(&h, spirv, n);
+  if (!rc)
+    lw_hash_final(&h, key);
+  return rc;
 }
 
 int lw__device_side_key(const struct lw_plan *p,
