@@ -581,10 +581,31 @@ static int can_start(const struct lw_graph *g, const struct lw_job *j) {
   return g->opt.dry_run || !j->kind->fork_run || g->llvm_running == 0;
 }
 
+/* A tool job's argv behind its launcher's words, if it has one. */
+static int add_launcher(struct lw_graph *g, struct lw_job *j) {
+  const struct lw_strvec *l =
+      j->launcher ? j->launcher
+      : j->kind->host_side ? NULL
+                           : g->opt.launcher;
+  if (!l || !l->n || !j->argv.n || j->kind->run || j->kind->fork_run)
+    return 0;
+  struct lw_strvec argv = {0};
+  if (lw_strvec_extend_from(&argv, l) ||
+      lw_strvec_extend_from(&argv, &j->argv)) {
+    lw_strvec_free(&argv);
+    return lw_error(&j->diag, LW_ENOMEM, "out of memory");
+  }
+  lw_strvec_free(&j->argv);
+  j->argv = argv;
+  return 0;
+}
+
 static void start(struct lw_graph *g, struct lw_job *j) {
   int rc = 0;
   if (j->kind->prepare)
     rc = j->kind->prepare(g, j, &j->diag);
+  if (!rc)
+    rc = add_launcher(g, j);
   if (rc) {
     fail(g, j, rc);
     return;

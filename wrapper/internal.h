@@ -52,6 +52,9 @@ struct lw_options {
   unsigned sycl_spec_const;     /* -spec-const=: DL_SPEC_NATIVE or
                                    DL_SPEC_EMULATION; 0: per target */
   int sycl_default_spec_images; /* -generate-device-image-default-spec-consts */
+  /* --tool-launcher= and the back ends' own (--gpu-, --cpu-,
+   * --fpga-tool-launcher=): words put before a tool's argv */
+  struct lw_strvec tool_launcher, gpu_launcher, cpu_launcher, fpga_launcher;
   const char *cache_dir;        /* --cache-dir=, FATLINK_CACHE_DIR, or NULL */
   uint64_t cache_size;          /* --cache-size= */
   struct lw_strvec key_args;    /* the options that decide the device side's
@@ -254,6 +257,8 @@ struct lw_job_kind {
   /* A tool that may run for hours (aoc): its start and end are told on
    * stderr, or, on a terminal, a status line shows how the link goes. */
   int long_running;
+  /* The host link's own tools: no --tool-launcher before them. */
+  int host_side;
 };
 
 struct lw_job {
@@ -262,6 +267,9 @@ struct lw_job {
   char *what;              /* one-line description of an in-process step */
   struct lw_strvec argv;   /* set by prepare for a tool job */
   int inherit_stdio;       /* tool writes straight to our stdout/stderr */
+  const struct lw_strvec *launcher; /* words before the tool's argv, set by
+                              prepare: a back end's launcher; NULL: the
+                              graph's (lw_graph_options) */
   const char *hint;        /* added to a tool's failure message */
   const char *tmpdir;      /* the tool's TMPDIR (a scratch temporary), or
                               NULL: ours */
@@ -288,6 +296,8 @@ struct lw_graph_options {
   int verbose;
   int tool_timeout; /* seconds a tool may run, 0: no limit */
   FILE *log; /* where dry-run/verbose lines go */
+  const struct lw_strvec *launcher; /* --tool-launcher: before every tool
+                                       but the host side's, or NULL */
 };
 
 /* Creates an empty graph. */

@@ -40,7 +40,7 @@ static int run_link(const struct lw_options *o, struct link *l,
   int rc = scan_inputs(o, &l->set, d);
   if (!rc) {
     struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose,
-                                  o->tool_timeout, stderr};
+                                  o->tool_timeout, stderr, &o->tool_launcher};
     if (lw_graph_new(&go, &l->g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }

@@ -24,7 +24,8 @@ enum id {
   O_DRY_RUN, O_SAVE_TEMPS, O_VERBOSE, O_PRINT_WRAPPED, O_OVERRIDE_IMAGE,
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
-  O_SYCL_IMAGE_DEPS, O_CACHE_DIR, O_CACHE_SIZE, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
+  O_SYCL_IMAGE_DEPS, O_CACHE_DIR, O_CACHE_SIZE, O_TOOL_LAUNCHER,
+  O_GPU_LAUNCHER, O_CPU_LAUNCHER, O_FPGA_LAUNCHER, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
@@ -111,6 +112,15 @@ static const struct opt table[] = {
     {"--cache-size=", JOINED, O_CACHE_SIZE, 0,
      "<n>[K|M|G]: how much the cache may hold (5G); least recently used "
      "entries go first"},
+    {"--tool-launcher=", JOINED, O_TOOL_LAUNCHER, 0,
+     "<cmd>: run every device tool as <cmd> <tool> <args> (Slurm's srun, a "
+     "remote-execution client); in-process back ends step aside"},
+    {"--gpu-tool-launcher=", JOINED, O_GPU_LAUNCHER, 0,
+     "<cmd>: the launcher of the Intel GPU back end (ocloc)"},
+    {"--cpu-tool-launcher=", JOINED, O_CPU_LAUNCHER, 0,
+     "<cmd>: the launcher of the CPU back end (opencl-aot)"},
+    {"--fpga-tool-launcher=", JOINED, O_FPGA_LAUNCHER, 0,
+     "<cmd>: the launcher of the FPGA back ends (aoc, opencl-aot)"},
     {"--sycl-allow-device-image-dependencies", FLAG, O_SYCL_IMAGE_DEPS, 0,
      "device images may call SYCL_EXTERNAL functions of other images "
      "(post-link -support-dynamic-linking)"},
@@ -477,6 +487,23 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return 0;
   case O_CACHE_SIZE:
     return lw_parse_size(v, &o->cache_size, d);
+  case O_TOOL_LAUNCHER:
+  case O_GPU_LAUNCHER:
+  case O_CPU_LAUNCHER:
+  case O_FPGA_LAUNCHER: {
+    struct lw_strvec *l = t->id == O_TOOL_LAUNCHER  ? &o->tool_launcher
+                          : t->id == O_GPU_LAUNCHER ? &o->gpu_launcher
+                          : t->id == O_CPU_LAUNCHER ? &o->cpu_launcher
+                                                    : &o->fpga_launcher;
+    lw_strvec_free(l); /* the last one given */
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)strlen(t->spelling) - 1,
+             t->spelling);
+    int rc = lw_split_args(name, v, l, d);
+    if (!rc && !l->n)
+      rc = lw_error(d, LW_EINVAL, "%s: no command given", name);
+    return rc;
+  }
   case O_SYCL_POST_LINK:
     return parse_post_link(o, v, d);
   case O_SYCL_DEVLIBS:
@@ -597,4 +624,8 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->should_extract);
   lw_strvec_free(&o->storage);
   lw_strvec_free(&o->key_args);
+  lw_strvec_free(&o->tool_launcher);
+  lw_strvec_free(&o->gpu_launcher);
+  lw_strvec_free(&o->cpu_launcher);
+  lw_strvec_free(&o->fpga_launcher);
 }

@@ -154,7 +154,7 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
 }
 
 static const struct lw_job_kind host_link_kind = {
-    .name = "host-link", .prepare = host_link_prepare};
+    .name = "host-link", .prepare = host_link_prepare, .host_side = 1};
 
 /* A relocatable link's output is an object for a later link: its device
  * code is already linked and registered, so the embedded device code goes
@@ -194,7 +194,7 @@ static int relocate_prepare(struct lw_graph *g, struct lw_job *j,
 }
 
 static const struct lw_job_kind relocate_kind = {
-    .name = "relocate", .prepare = relocate_prepare};
+    .name = "relocate", .prepare = relocate_prepare, .host_side = 1};
 
 /* ---- what planners share ------------------------------------------------ */
 

@@ -146,8 +146,8 @@ int lw__device_side_cacheable(const struct lw_plan *p);
 void lw__spirv_key(const struct lw_options *o, const void *bitcode, size_t n,
                    unsigned char key[LW_HASH_SIZE]);
 /* The key of a module's AOT image for `out`: its SPIR-V, the device, the
- * tool's arguments and identity. */
-int lw__aot_key(const struct lw_options *o, const struct sycl_out *out,
+ * tool's arguments and identity, the launcher that runs it. */
+int lw__aot_key(const struct lw_strvec *launcher, const struct sycl_out *out,
                 const void *spirv, size_t n, unsigned char key[LW_HASH_SIZE],
                 struct lw_diag *d);
 /* The key of the whole device side: everything that decides its bytes. */

@@ -199,15 +199,28 @@ static enum aot_cl_device cl_device(const struct sycl_out *out) {
  * process (the library loads, a device takes SPIR-V) unless
  * --aot-in-process=off; else the tool, which for OpenCL devices must be on
  * PATH. Decided once per out, when the target is planned. */
+/* The launcher of out's back end: its own, else --tool-launcher's (or
+ * NULL). */
+static const struct lw_strvec *launcher(const struct lw_options *o,
+                                        const struct sycl_out *out) {
+  const struct lw_strvec *own = out->kind == AOT_GEN   ? &o->gpu_launcher
+                                : out->kind == AOT_CPU ? &o->cpu_launcher
+                                                       : &o->fpga_launcher;
+  return own->n ? own : o->tool_launcher.n ? &o->tool_launcher : NULL;
+}
+
 static int decide_in_process(const struct target *t, struct sycl_out *out,
                              struct lw_diag *d) {
-  int tools = t->plan->o->aot_tools;
+  /* A launcher runs the tool where it says: in process steps aside, and
+   * the tool need not be on this machine's PATH. */
+  const struct lw_strvec *l = launcher(t->plan->o, out);
+  int tools = t->plan->o->aot_tools || l;
   if (out->kind == AOT_GEN) {
     out->in_process = !tools && aot_ocloc_in_process();
     return 0;
   }
   if (out->kind == AOT_FPGA && (out->aoc = aot_fpga_uses_aoc(&out->args))) {
-    if (lw_on_path(LW_AOC))
+    if (l || lw_on_path(LW_AOC))
       return 0;
     return lw_error(d, LW_ENOTSUP,
                     "SYCL target '%s': %s is not on PATH (FPGA hardware and "
@@ -216,7 +229,7 @@ static int decide_in_process(const struct target *t, struct sycl_out *out,
   }
   const char *why = "not looked for with --aot-in-process=off";
   out->in_process = !tools && aot_cl_in_process(cl_device(out), &why);
-  if (out->in_process || lw_on_path(LW_OPENCL_AOT))
+  if (out->in_process || l || lw_on_path(LW_OPENCL_AOT))
     return 0;
   return lw_error(d, LW_ENOTSUP,
                   "SYCL target '%s': no OpenCL %s device takes SPIR-V (%s) "
@@ -327,7 +340,8 @@ static int aot_lookup(struct aot_job *a, const char *what,
   const struct sycl_out *out = &m->t->outs[a->k];
   if (!p->cache || out->aoc || p->o->dry_run)
     return 0;
-  int rc = lw__aot_key(p->o, out, m->image.data, m->image.len, a->key, d);
+  int rc = lw__aot_key(launcher(p->o, out), out, m->image.data, m->image.len,
+                       a->key, d);
   if (rc)
     return rc;
   a->keyed = 1;
@@ -400,6 +414,7 @@ static int aot_prepare(struct lw_graph *g, struct lw_job *j,
   int rc = aot_lookup(a, j->what, d);
   if (rc || a->cached || j->kind->run)
     return rc; /* nothing to run; or in process: all stays in memory */
+  j->launcher = launcher(o, out);
   /* The module's SPIR-V as a file, once for all its devices. */
   if (!m->spv && !(rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d)) &&
       !o->dry_run)

@@ -171,9 +171,10 @@ void lw__spirv_key(const struct lw_options *o, const void *bitcode, size_t n,
   lw_hash_final(&h, key);
 }
 
-int lw__aot_key(const struct lw_options *o, const struct sycl_out *out,
+int lw__aot_key(const struct lw_strvec *launcher, const struct sycl_out *out,
                 const void *spirv, size_t n, unsigned char key[LW_HASH_SIZE],
                 struct lw_diag *d) {
+  static const struct lw_strvec none;
   struct lw_hash h;
   lw_hash_init(&h);
   lw_hash_str(&h, "fatlink aot 1");
@@ -194,7 +195,7 @@ int lw__aot_key(const struct lw_options *o, const struct sycl_out *out,
                ? vendors_identity(&h, icd && *icd ? icd : "/etc/OpenCL/vendors",
                                   d)
                : 0;
-  (void)o;
+  strvec(&h, launcher ? launcher : &none); /* it may run another tool */
   lw_hash_u64(&h, n);
   lw_hash_update(&h, spirv, n);
   if (!rc)

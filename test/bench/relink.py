@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""relink.py [--tus N] [--kernels K] [--seed S] [--runs R] [--build DIR]
+"""relink.py [--tus N] [--kernels K] [--seed S] [--runs R] [--build DIR] [--aot]
 
 The developer's loop, measured: a realistic SYCL program (real_link.py's
 generator: N units of K kernels of mixed sizes, helpers, structs, loops)
@@ -16,7 +16,10 @@ linked by upstream clang-linker-wrapper 22 and by fatlink with a cache
                   cache (their SPIR-V) while the others are made.
 Prints median wall time, CPU time and peak memory, with ratios to
 upstream, and checks that every output is byte-identical to the cold one
-where it should be and runs."""
+where it should be and runs. With --aot, every link is split per kernel and
+compiled for two Intel GPUs (ocloc, 2 x the kernels), and the ratios are to
+fatlink's cold link (upstream compiles no AOT images for clang-22's generic
+SPIR-V objects)."""
 import argparse
 import filecmp
 import os
@@ -43,6 +46,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--aot", action="store_true")
     a = ap.parse_args()
     fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
     work = tempfile.mkdtemp(prefix="fatlink-relink-")
@@ -75,11 +79,14 @@ def main():
         def swap(argv, old, new):
             return [new if x == old else x for x in argv]
 
-        cold = [fatlink, "--cache-dir=" + cache + "-cold"] + wargs
-        warm = [fatlink, "--cache-dir=" + cache] + wargs
+        extra = (["--sycl-module-split-mode=per_kernel",
+                  "--sycl-targets=intel_gpu_skl,intel_gpu_tgllp"]
+                 if a.aot else [])
+        cold = [fatlink, "--cache-dir=" + cache + "-cold"] + extra + wargs
+        warm = [fatlink, "--cache-dir=" + cache] + extra + wargs
         host = swap(warm, obj0, host_obj)
         dev = swap(warm, obj1, dev_obj)
-        configs = [("upstream", [up] + wargs, up_env),
+        configs = ([] if a.aot else [("upstream", [up] + wargs, up_env)]) + [
                    ("fatlink cold", cold, env),
                    ("fatlink warm", warm, env),
                    ("host edit", host, env),
@@ -108,12 +115,13 @@ def main():
                     outs[name] = keep
         same = filecmp.cmp(outs["fatlink cold"], outs["fatlink warm"],
                            shallow=False)
-        print("relink benchmark: %d TUs x %d kernels (seed %d), %d runs, %d "
+        print("relink benchmark%s: %d TUs x %d kernels (seed %d), %d runs, %d "
               "cores; warm output identical to cold: %s" %
-              (a.tus, a.kernels, a.seed, a.runs, os.cpu_count(),
+              (" (per kernel, 2 Intel GPUs)" if a.aot else "", a.tus,
+               a.kernels, a.seed, a.runs, os.cpu_count(),
                "yes" if same else "NO"))
         med = medians(res)
-        uw, um, uc = med["upstream"]
+        uw, um, uc = med["fatlink cold" if a.aot else "upstream"]
         for name, _, _ in configs:
             w, m, c = med[name]
             print("  %-13s wall %6.3f s (%4.2fx)  cpu %6.3f s (%4.2fx)  "
