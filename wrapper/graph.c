@@ -40,6 +40,11 @@ struct lw_graph {
   size_t njobs, ndone;
   int nlong, tty, status_ready;
   uv_timer_t status;
+  /* make's jobserver (lw_graph_options), and the watch for a token when
+   * jobs wait for one. */
+  struct lw_jobserver *js;
+  uv_poll_t token_watch;
+  int watch_ready, watching;
 };
 
 struct proc {
@@ -91,6 +96,14 @@ int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out) {
       return LW_ENOMEM;
     }
     g->loop_ready = 1;
+    g->js = g->opt.jobserver;
+    if (g->js && uv_poll_init(&g->loop, &g->token_watch,
+                              lw_jobserver_fd(g->js)) == 0) {
+      g->watch_ready = 1;
+      g->token_watch.data = g;
+    } else {
+      g->js = NULL; /* a descriptor libuv cannot watch: no jobserver */
+    }
   }
   *out = g;
   return 0;
@@ -651,8 +664,31 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   }
 }
 
+static void on_token(uv_poll_t *h, int status, int events) {
+  (void)status;
+  (void)events;
+  struct lw_graph *g = h->data;
+  uv_poll_stop(h);
+  g->watching = 0;
+  start_ready(g);
+}
+
+/* Under make's jobserver, a job beyond the first needs a token: one is
+ * taken now, or the wait for one begins. */
+static int slot_free(struct lw_graph *g) {
+  if (!g->js || g->opt.dry_run ||
+      (size_t)g->running < 1 + lw_jobserver_held(g->js))
+    return 1;
+  if (lw_jobserver_take(g->js))
+    return 1;
+  if (!g->watching &&
+      uv_poll_start(&g->token_watch, UV_READABLE, on_token) == 0)
+    g->watching = 1;
+  return 0;
+}
+
 /* Starts ready jobs in order while slots are free, passing over a fork
- * that must wait. */
+ * that must wait; then gives back the tokens no running job needs. */
 static void start_ready(struct lw_graph *g) {
   struct lw_job **link = &g->ready;
   while (!g->failed && *link &&
@@ -662,11 +698,21 @@ static void start_ready(struct lw_graph *g) {
       link = &j->next_ready;
       continue;
     }
+    if (!slot_free(g))
+      break;
     *link = j->next_ready;
     if (!*link)
       g->ready_tail = link;
     start(g, j);
     link = &g->ready; /* start may have made jobs ready */
+  }
+  while (g->js && lw_jobserver_held(g->js) > 0 &&
+         lw_jobserver_held(g->js) + 1 > (size_t)(g->running > 0 ? g->running
+                                                                 : 1))
+    lw_jobserver_give(g->js);
+  if (g->watching && (g->failed || !g->ready)) {
+    uv_poll_stop(&g->token_watch); /* nothing waits for a token */
+    g->watching = 0;
   }
 }
 
@@ -674,6 +720,9 @@ int lw_graph_run(struct lw_graph *g, struct lw_diag *d) {
   start_ready(g);
   if (!g->opt.dry_run)
     uv_run(&g->loop, UV_RUN_DEFAULT);
+  /* Every token back, whatever happened. */
+  while (g->js && lw_jobserver_held(g->js) > 0)
+    lw_jobserver_give(g->js);
   if (g->failed) {
     *d = g->diag;
     return g->diag.code ? g->diag.code : LW_ETOOL;
@@ -691,7 +740,10 @@ int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
   FILE *f = fopen(path, "w");
   if (!f)
     return lw_error_path(d, LW_EIO, path, "cannot write trace");
-  fprintf(f, "{\"traceEvents\":[");
+  /* The start of this process's clock (CLOCK_MONOTONIC, microseconds): the
+   * traces of links that ran at once line up by it. */
+  fprintf(f, "{\"otherData\":{\"fatlinkT0us\":%.0f},\"traceEvents\":[",
+          (double)g->t0 / 1000.0);
   int first = 1, tid = 0;
   for (struct lw_job *j = g->all; j; j = j->next_all, tid++) {
     if (j->state != DONE || j->end_us - j->start_us < grain_us)
@@ -724,6 +776,8 @@ void lw_graph_free(struct lw_graph *g) {
   if (g->loop_ready) {
     if (g->status_ready)
       uv_close((uv_handle_t *)&g->status, NULL);
+    if (g->watch_ready)
+      uv_close((uv_handle_t *)&g->token_watch, NULL);
     uv_run(&g->loop, UV_RUN_DEFAULT);
     uv_loop_close(&g->loop);
   }

@@ -172,6 +172,10 @@ void lw_tmp_cleanup(void);
  * not its own. */
 void lw_tmp_in_child(void);
 
+/* A function a fatal signal calls first (async-signal-safe: the
+ * jobserver's tokens go back); NULL: none. */
+void lw_tmp_at_signal(void (*fn)(void *), void *ctx);
+
 /* Tracks a running child so a fatal signal kills it. */
 void lw_tmp_track_child(pid_t pid);
 void lw_tmp_untrack_child(pid_t pid);
@@ -231,6 +235,23 @@ int lw_cache_stats(const char *dir, struct lw_cache_stats *st);
 /* Removes the least recently used entries until at most 90% of `limit`
  * bytes are left (0: all); *removed counts them. */
 int lw_cache_prune(const char *dir, uint64_t limit, size_t *removed);
+
+/* ---- jobserver.c: a client of GNU make's jobserver ---------------------- */
+
+struct lw_jobserver;
+
+/* The jobserver MAKEFLAGS names, opened; NULL when there is none or it
+ * cannot be used (`verbose` says why). */
+struct lw_jobserver *lw_jobserver_open(int verbose);
+/* The descriptor to watch for a token to read. */
+int lw_jobserver_fd(const struct lw_jobserver *js);
+/* Takes a token if one is there now: 1, else 0. */
+int lw_jobserver_take(struct lw_jobserver *js);
+/* Gives one held token back. */
+void lw_jobserver_give(struct lw_jobserver *js);
+size_t lw_jobserver_held(const struct lw_jobserver *js);
+/* Gives every held token back and closes. */
+void lw_jobserver_close(struct lw_jobserver *js);
 
 /* ---- graph.c ------------------------------------------------------------ */
 
@@ -298,6 +319,8 @@ struct lw_graph_options {
   FILE *log; /* where dry-run/verbose lines go */
   const struct lw_strvec *launcher; /* --tool-launcher: before every tool
                                        but the host side's, or NULL */
+  struct lw_jobserver *jobserver;   /* make's, or NULL: a job beyond the
+                                       first needs one of its tokens */
 };
 
 /* Creates an empty graph. */

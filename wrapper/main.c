@@ -17,13 +17,14 @@
 #define LW_VERSION "0.1.0"
 #endif
 
-static int scan_inputs(const struct lw_options *o, struct ex_set *set,
-                       struct lw_diag *d) {
+/* Inputs are read by `jobs` threads at once (1 under make's jobserver,
+ * which counts them as jobs too). */
+static int scan_inputs(const struct lw_options *o, int jobs,
+                       struct ex_set *set, struct lw_diag *d) {
   struct lw_inputs inputs = {0};
   int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
   if (!rc)
-    rc = ex_scan_link(set, inputs.v, inputs.n, o->jobs, &o->should_extract,
-                      d);
+    rc = ex_scan_link(set, inputs.v, inputs.n, jobs, &o->should_extract, d);
   lw_inputs_free(&inputs);
   return rc;
 }
@@ -33,14 +34,18 @@ struct link {
   struct ex_set set;
   struct lw_graph *g;
   struct lw_plan *plan;
+  struct lw_jobserver *js; /* make's, when it runs us */
 };
 
 static int run_link(const struct lw_options *o, struct link *l,
                     struct lw_diag *d) {
-  int rc = scan_inputs(o, &l->set, d);
+  if (!o->dry_run)
+    l->js = lw_jobserver_open(o->verbose);
+  int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
   if (!rc) {
     struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose,
-                                  o->tool_timeout, stderr, &o->tool_launcher};
+                                  o->tool_timeout, stderr, &o->tool_launcher,
+                                  l->js};
     if (lw_graph_new(&go, &l->g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
@@ -67,6 +72,7 @@ static int run_link(const struct lw_options *o, struct link *l,
 static void free_link(struct link *l) {
   lw_plan_free(l->plan);
   lw_graph_free(l->g);
+  lw_jobserver_close(l->js);
   ex_set_free(&l->set);
   dl_release();
 }

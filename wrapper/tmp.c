@@ -82,8 +82,22 @@ static void remove_all(int in_signal) {
   }
 }
 
-/* What a dying process does first: stop its tools, remove its files. */
+/* The jobserver's tokens go back on a fatal signal (jobserver.c). */
+static void (*volatile at_signal)(void *);
+static void *volatile at_signal_ctx;
+
+void lw_tmp_at_signal(void (*fn)(void *), void *ctx) {
+  at_signal = NULL;
+  at_signal_ctx = ctx;
+  at_signal = fn;
+}
+
+/* What a dying process does first: give back what it holds of make's,
+ * stop its tools, remove its files. */
 static void clean_up_in_signal(void) {
+  void (*fn)(void *) = at_signal;
+  if (fn)
+    fn(at_signal_ctx);
   /* Each tool leads a process group of its own (graph.c): the group goes,
    * with whatever the tool started (and the tool itself, should it not
    * have made its group yet). */
@@ -329,6 +343,7 @@ void lw_tmp_in_child(void) {
     sigaction(crash_signals[i], &crash_old[i], NULL);
   for (size_t i = 0; i < MAX_CHILDREN; i++)
     children[i] = 0;
+  at_signal = NULL; /* the parent's tokens are the parent's to give back */
 }
 
 void lw_tmp_track_child(pid_t pid) {
