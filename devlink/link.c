@@ -37,7 +37,9 @@ static int parse(LLVMContextRef ctx, const struct dl_input *in,
   if (!mb)
     return lw_error(d, LW_ENOMEM, "out of memory");
   char *msg = NULL;
+  lw_doing(in->name, "reading its device code");
   LLVMBool bad = LLVMParseIRInContext2(ctx, mb, out, &msg);
+  lw_done();
   LLVMDisposeMemoryBuffer(mb);
   int rc = 0;
   if (bad)
@@ -46,7 +48,11 @@ static int parse(LLVMContextRef ctx, const struct dl_input *in,
   LLVMDisposeMessage(msg);
   msg = NULL;
   /* Bitcode that parses may still be broken IR: say where, on one line. */
-  if (!rc && LLVMVerifyModule(*out, LLVMReturnStatusAction, &msg)) {
+  if (!rc)
+    lw_doing(in->name, "checking its device code");
+  int broken = !rc && LLVMVerifyModule(*out, LLVMReturnStatusAction, &msg);
+  lw_done();
+  if (broken) {
     char *nl = msg ? strchr(msg, '\n') : NULL;
     rc = lw_error_path(d, LW_EFORMAT, in->name,
                        "invalid device code: %.*s", nl ? (int)(nl - msg) : 300,
@@ -263,9 +269,13 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
       lw_error(d, rc, "out of memory");
     if (rc)
       LLVMDisposeModule(src);
-    else if (LLVMLinkModules2(m->mod, src))
-      rc = lw_error_path(d, LW_ELLVM, in->name, "device link failed: %s",
-                         cap.text[0] ? cap.text : "linker error");
+    else {
+      lw_doing(in->name, "linking its device code");
+      if (LLVMLinkModules2(m->mod, src))
+        rc = lw_error_path(d, LW_ELLVM, in->name, "device link failed: %s",
+                           cap.text[0] ? cap.text : "linker error");
+      lw_done();
+    }
     restore_linkage(&z);
   }
   if (!rc && !m->mod)

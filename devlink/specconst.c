@@ -607,18 +607,20 @@ static int lower_one(struct call *c, void *ctx) {
     if (strlen(gr->spec_ids.v[i]) == c->idlen &&
         memcmp(gr->spec_ids.v[i], c->id, c->idlen) == 0)
       break;
-  if (i == gr->spec_ids.n)
-    LW_BUG("a specialization constant the layout did not meet");
+  /* A call the layout did not meet is in code no entry point reaches (the
+   * whole linked module is one group's module as it is): dead, it takes
+   * the default value. */
+  unsigned mode = i < gr->spec_ids.n ? gr->spec_mode : DL_SPEC_DEFAULT;
   LLVMPositionBuilderBefore(L->b, c->ci);
   LLVMValueRef v;
-  if (gr->spec_mode == DL_SPEC_NATIVE) {
+  if (mode == DL_SPEC_NATIVE) {
     uint32_t id = gr->spec_at[i];
     v = native(L, c->type, c->def, &id);
     if (!v)
       return lw_error(L->d, LW_ENOMEM,
                       "specialization constant '%.*s': too large a composite",
                       (int)c->idlen, c->id);
-  } else if (gr->spec_mode == DL_SPEC_EMULATION) {
+  } else if (mode == DL_SPEC_EMULATION) {
     if (LLVMIsNull(strip(c->buffer)))
       return lw_error(L->d, LW_EINVAL,
                       "specialization constant '%.*s' (in '%s') has no "

@@ -246,6 +246,7 @@ int dl_wrapped_read(const void *bitcode, size_t size, const char *origin,
       LLVMCreateMemoryBufferWithMemoryRange(bitcode, size, origin, 0);
   LLVMModuleRef mod = NULL;
   int rc = 0;
+  lw_doing(origin, "reading DPC++'s device image descriptor");
   if (!mb)
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   else if (LLVMParseBitcodeInContext2(ctx, mb, &mod))
@@ -275,6 +276,7 @@ int dl_wrapped_read(const void *bitcode, size_t size, const char *origin,
   if (mod)
     LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
+  lw_done();
   return rc;
 }
 

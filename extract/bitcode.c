@@ -91,9 +91,12 @@ static int scan_bitcode(struct ex_set *set, const unsigned char *buf,
                         size_t len, const char *origin, struct lw_diag *d) {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
+  lw_doing(origin, "reading bitcode");
   int rc = ex__open_bitcode(buf, len, origin, &ctx, &mod, d);
-  if (rc)
+  if (rc) {
+    lw_done();
     return rc;
+  }
   const char *md = "llvm.embedded.objects";
   unsigned n = LLVMGetNamedMetadataNumOperands(mod, md);
   LLVMValueRef *nodes = n ? calloc(n, sizeof *nodes) : NULL;
@@ -106,6 +109,7 @@ static int scan_bitcode(struct ex_set *set, const unsigned char *buf,
   free(nodes);
   LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
+  lw_done();
   return rc;
 }
 

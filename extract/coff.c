@@ -29,6 +29,7 @@ static int scan_coff(struct ex_set *set, const unsigned char *buf, size_t len,
   if (!mb)
     return lw_error(d, LW_ENOMEM, "out of memory");
   char *msg = NULL;
+  lw_doing(origin, "reading it as COFF");
   LLVMBinaryRef bin = LLVMCreateBinary(mb, NULL, &msg);
   int rc = 0;
   if (!bin || LLVMBinaryGetType(bin) != LLVMBinaryTypeCOFF) {
@@ -59,6 +60,7 @@ static int scan_coff(struct ex_set *set, const unsigned char *buf, size_t len,
   if (bin)
     LLVMDisposeBinary(bin);
   LLVMDisposeMemoryBuffer(mb);
+  lw_done();
   return rc;
 }
 

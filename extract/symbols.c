@@ -74,9 +74,12 @@ static int bitcode_symbols(const unsigned char *buf, size_t len,
                            struct lw_diag *d) {
   LLVMContextRef c;
   LLVMModuleRef m;
+  lw_doing(origin, "reading the symbols of its bitcode");
   int rc = ex__open_bitcode(buf, len, origin, &c, &m, d);
-  if (rc)
+  if (rc) {
+    lw_done();
     return rc;
+  }
   for (LLVMValueRef f = LLVMGetFirstFunction(m); !rc && f;
        f = LLVMGetNextFunction(f))
     rc = report(f, cb, ctx);
@@ -88,6 +91,7 @@ static int bitcode_symbols(const unsigned char *buf, size_t len,
     rc = report(a, cb, ctx);
   LLVMDisposeModule(m);
   LLVMContextDispose(c);
+  lw_done();
   return rc;
 }
 

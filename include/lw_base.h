@@ -109,6 +109,17 @@ const char *lw_base_name(const char *path);
 const char *lw_aspect_name(long long value);
 int lw_aspect_number(const char *name, size_t len);
 
+/* What this thread does inside a library that may crash on malformed
+ * input (LLVM's bitcode reader is not hardened): "'<origin>': <what>". A
+ * crash meanwhile becomes that input's error - one line, exit status 1, no
+ * temporaries (the fatal-signal handler, wrapper/tmp.c) - and so does
+ * LLVM's fatal-error handler. lw_doing also gives the thread a stack for
+ * the handler to run on when the crash is a stack overflow. */
+void lw_doing(const char *origin, const char *what);
+void lw_done(void);
+/* The current one, or NULL; safe in a signal handler. */
+const char *lw_doing_now(void);
+
 #define LW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Broken invariant: prints and aborts (git's BUG()). */

@@ -3,6 +3,8 @@
 #include "lw_base.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,3 +238,30 @@ void lw_error_line(const char *text, size_t n, char *line, size_t cap) {
   }
   snprintf(line, cap, "%.*s", (int)(best_end - best), best);
 }
+
+/* ---- what this thread is doing ------------------------------------------- */
+
+static __thread char doing[600];
+static __thread volatile int doing_set;
+static __thread int has_altstack;
+
+void lw_doing(const char *origin, const char *what) {
+  if (!has_altstack) {
+    /* Never unmapped: the thread's stack for a crash, for as long as it
+     * lives (pool threads live as long as the process). */
+    stack_t st = {.ss_size = 64 * 1024};
+    st.ss_sp = mmap(NULL, st.ss_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (st.ss_sp != MAP_FAILED && sigaltstack(&st, NULL) == 0)
+      has_altstack = 1;
+    else if (st.ss_sp != MAP_FAILED)
+      munmap(st.ss_sp, st.ss_size);
+  }
+  doing_set = 0;
+  snprintf(doing, sizeof doing, "'%s': %s", origin ? origin : "?", what);
+  doing_set = 1;
+}
+
+void lw_done(void) { doing_set = 0; }
+
+const char *lw_doing_now(void) { return doing_set ? doing : NULL; }

@@ -172,6 +172,10 @@ void lw_tmp_cleanup(void);
  * not its own. */
 void lw_tmp_in_child(void);
 
+/* LLVM's fatal-error handler (main installs it): one line naming what the
+ * thread was doing (lw_doing), temporaries removed, exit status 1. */
+void lw_tmp_fatal(const char *reason) __attribute__((noreturn));
+
 /* A function a fatal signal calls first (async-signal-safe: the
  * jobserver's tokens go back); NULL: none. */
 void lw_tmp_at_signal(void (*fn)(void *), void *ctx);

@@ -7,6 +7,7 @@
 #include "dl.h"
 #include "ex.h"
 
+#include <llvm-c/ErrorHandling.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,7 @@ int main(int argc, char **argv) {
       mallopt(M_ARENA_MAX, 1);
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);
     dl_init();
+    LLVMInstallFatalErrorHandler(lw_tmp_fatal);
     if (o.llvm_spirv_opts.n && !o.llvm_spirv)
       fprintf(stderr, "fatlink: warning: --llvm-spirv-options has no effect "
                       "without --spirv-translator=llvm-spirv\n");

@@ -122,8 +122,30 @@ static void on_signal(int sig) {
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static struct sigaction crash_old[LW_ARRAY_SIZE(crash_signals)];
 
+static void say(const char *s) {
+  ssize_t r = write(2, s, strlen(s));
+  (void)r;
+}
+
 static void on_crash(int sig, siginfo_t *info, void *uctx) {
   (void)uctx;
+  /* Inside a library on an input: the input's error, not a crash. */
+  const char *doing = lw_doing_now();
+  if (doing) {
+    static const char *const names[] = {"SIGSEGV", "SIGBUS", "SIGFPE",
+                                        "SIGILL", "SIGABRT"};
+    const char *name = "a signal";
+    for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
+      if (crash_signals[i] == sig)
+        name = names[i];
+    say("fatlink: error: ");
+    say(doing);
+    say(": LLVM crashed (");
+    say(name);
+    say(") on this input: it is malformed\n");
+    clean_up_in_signal();
+    _exit(1);
+  }
   clean_up_in_signal();
   for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
     if (crash_signals[i] == sig)
@@ -151,13 +173,28 @@ static void install_handlers(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_crash;
-    sa.sa_flags = SA_SIGINFO;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK; /* a stack overflow too */
     sigemptyset(&sa.sa_mask);
     sigaction(crash_signals[i], &sa, &crash_old[i]);
   }
 }
 
+void lw_tmp_fatal(const char *reason) {
+  const char *doing = lw_doing_now();
+  say("fatlink: error: ");
+  if (doing) {
+    say(doing);
+    say(": ");
+  }
+  say("LLVM error: ");
+  say(reason ? reason : "?");
+  say("\n");
+  clean_up_in_signal();
+  _exit(1);
+}
+
 void lw_tmp_configure(const char *output, int save_temps, int dry_run) {
+  install_handlers(); /* a crash before the first temporary too */
   cfg_output = output;
   cfg_save = save_temps;
   cfg_dry = dry_run;
