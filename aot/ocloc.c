@@ -32,7 +32,7 @@ static invoke_fn invoke;
 static free_fn free_output;
 
 static void load(void) {
-#ifndef __SANITIZE_ADDRESS__
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   /* (libocloc loads its compiler with RTLD_DEEPBIND, which
    * AddressSanitizer's runtime refuses: a sanitizer build spawns ocloc.) */
   void *h = dlopen("libocloc.so", RTLD_NOW | RTLD_LOCAL);

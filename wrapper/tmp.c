@@ -110,8 +110,10 @@ static void clean_up_in_signal(void) {
 }
 
 static void on_signal(int sig) {
+  int saved = errno; /* the interrupted code's, should it go on */
   clean_up_in_signal();
   signal(sig, SIG_DFL);
+  errno = saved;
   raise(sig);
 }
 
@@ -129,6 +131,7 @@ static void say(const char *s) {
 
 static void on_crash(int sig, siginfo_t *info, void *uctx) {
   (void)uctx;
+  int saved = errno;
   /* Inside a library on an input: the input's error, not a crash. */
   const char *doing = lw_doing_now();
   if (doing) {
@@ -150,6 +153,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
     if (crash_signals[i] == sig)
       sigaction(sig, &crash_old[i], NULL);
+  errno = saved;
   if (sig == SIGABRT || !info || info->si_code <= 0)
     raise(sig);
 }

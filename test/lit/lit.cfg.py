@@ -16,10 +16,15 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 config.environment["LD_LIBRARY_PATH"] = config.llvm_lib_dir
 
-# The AddressSanitizer build cannot load libocloc (RTLD_DEEPBIND): it spawns
-# ocloc, and tests of the in-process path say UNSUPPORTED: asan.
-if config.fatlink_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+# The sanitizer builds cannot load libocloc (RTLD_DEEPBIND): they spawn
+# ocloc, and tests of the in-process path say UNSUPPORTED: asan (which the
+# ThreadSanitizer build has too).
+def on(v):
+    return v.upper() in ("ON", "1", "TRUE", "YES")
+if on(config.fatlink_sanitize) or on(config.fatlink_tsan):
     config.available_features.add("asan")
+if on(config.fatlink_tsan):
+    config.available_features.add("tsan")
 
 # The CUDA toolkit (not a Debian package) where it is installed.
 cuda = os.environ.get("FATLINK_CUDA_PATH", "/usr/local/cuda")
