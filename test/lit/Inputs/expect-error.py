@@ -11,7 +11,7 @@ cmd = sys.argv[sys.argv.index("--") + 1:]
 os.makedirs(tmp, exist_ok=True)
 env = dict(os.environ, TMPDIR=tmp)
 p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                   text=True)
+                   encoding="utf-8", errors="replace")
 sys.stdout.write(p.stdout)
 sys.stdout.write(p.stderr)
 bad = []
