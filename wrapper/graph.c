@@ -303,9 +303,22 @@ static void finish(struct lw_graph *g, struct lw_job *j, int rc) {
       push_ready(g, j->users[i]);
 }
 
+/* The determinism tests' delays (lw_graph_options.delay_seed). */
+static void test_delay(const struct lw_graph *g, const struct lw_job *j) {
+  if (!g->opt.delay_seed)
+    return;
+  uint64_t x = (uint64_t)g->opt.delay_seed * 0x9e3779b97f4a7c15ull ^
+               (uint64_t)(uintptr_t)j;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  usleep((useconds_t)(x % 20000));
+}
+
 static void work_cb(uv_work_t *req) {
   struct lw_job *j = req->data;
   struct work *w = j->runner;
+  test_delay(j->graph, j);
   w->rc = j->kind->run(j, &j->diag);
 }
 

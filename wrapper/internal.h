@@ -325,6 +325,9 @@ struct lw_graph_options {
                                        but the host side's, or NULL */
   struct lw_jobserver *jobserver;   /* make's, or NULL: a job beyond the
                                        first needs one of its tokens */
+  unsigned delay_seed; /* tests (FATLINK_TEST_JOB_DELAYS): in-process jobs
+                          sleep 0-20 ms first, seeded, so that they finish
+                          in another order; 0: never */
 };
 
 /* Creates an empty graph. */

@@ -44,9 +44,15 @@ static int run_link(const struct lw_options *o, struct link *l,
     l->js = lw_jobserver_open(o->verbose);
   int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
   if (!rc) {
-    struct lw_graph_options go = {o->jobs, o->dry_run, o->verbose,
-                                  o->tool_timeout, stderr, &o->tool_launcher,
-                                  l->js};
+    const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");
+    struct lw_graph_options go = {o->jobs,
+                                  o->dry_run,
+                                  o->verbose,
+                                  o->tool_timeout,
+                                  stderr,
+                                  &o->tool_launcher,
+                                  l->js,
+                                  delays ? (unsigned)atoi(delays) : 0};
     if (lw_graph_new(&go, &l->g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
