@@ -22,8 +22,58 @@ static int match_coff(const unsigned char *head, size_t len) {
          nsections > 0 && nsections < 0xff00 && opt_header == 0;
 }
 
+static uint32_t u32(const unsigned char *p) {
+  return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Is a long section name ("/<offset>" into the string table) there? */
+static int name_in_file(const unsigned char *buf, size_t len,
+                        const unsigned char *name) {
+  if (name[0] != '/')
+    return 1;
+  uint64_t off = 0;
+  int digits = 0;
+  for (int k = 1; k < 8 && name[k]; k++, digits++) {
+    if (name[k] < '0' || name[k] > '9')
+      return 0; /* "//" base64 offsets: no object of ours has them */
+    off = off * 10 + (uint64_t)(name[k] - '0');
+  }
+  uint64_t strtab = (uint64_t)u32(buf + 8) + (uint64_t)u32(buf + 12) * 18;
+  if (!digits || strtab + 4 > len)
+    return 0;
+  uint64_t size = u32(buf + strtab);
+  if (off < 4 || size > len - strtab || off >= size)
+    return 0;
+  return memchr(buf + strtab + off, 0, (size_t)(size - off)) != NULL;
+}
+
+/* LLVM-C's object API turns a broken section - raw data past the end of
+ * the file, a name outside the string table - into a fatal error when its
+ * contents or name are asked for (found by fuzzing): the section table is
+ * checked first. */
+static int sections_in_file(const unsigned char *buf, size_t len) {
+  unsigned n = buf[2] | buf[3] << 8;
+  size_t table = 20 + (size_t)(buf[16] | buf[17] << 8);
+  if (table > len || (len - table) / 40 < n)
+    return 0;
+  for (unsigned i = 0; i < n; i++) {
+    const unsigned char *h = buf + table + 40 * (size_t)i;
+    uint32_t size = u32(h + 16), ptr = u32(h + 20);
+    if (ptr /* 0: no bytes in the file (uninitialised data) */ && size &&
+        (uint64_t)ptr + size > len)
+      return 0;
+    if (!name_in_file(buf, len, h))
+      return 0;
+  }
+  return 1;
+}
+
 static int scan_coff(struct ex_set *set, const unsigned char *buf, size_t len,
                      const char *origin, struct lw_diag *d) {
+  if (!sections_in_file(buf, len))
+    return lw_error_path(d, LW_EFORMAT, origin,
+                         "not a valid COFF object: a section's data or name "
+                         "lies outside the file");
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
       (const char *)buf, len, origin, 0);
   if (!mb)

@@ -150,7 +150,8 @@ static int inflate_blob(struct ex_set *set, const unsigned char *b,
                          "compressed offload binary has a bad header");
   /* A decompressed size far beyond what any compressor reaches is a lie. */
   uint64_t body = inflated - entries_off, packed = size - entries_off;
-  if (body > (uint64_t)1 << 34 || (packed && body / packed > 4096))
+  if (body > (uint64_t)1 << 34 || (body && !packed) ||
+      (packed && body / packed > 4096))
     return lw_error_path(d, LW_EFORMAT, origin,
                          "compressed offload binary claims an implausible "
                          "inflated size of %llu bytes",
@@ -239,8 +240,10 @@ static int parse_blob(struct ex_set *set, const unsigned char *b,
     if (!rc)
       rc = parse_strings(&img, b, size, version, rd64(e + 8), rd64(e + 16),
                          origin, d);
-    img.data = b + img_off;
-    img.size = (size_t)img_size;
+    if (!rc) { /* in bounds: the offset may be anything else */
+      img.data = b + img_off;
+      img.size = (size_t)img_size;
+    }
     if (!rc && !(img.origin = strdup(origin)))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     if (!rc)
