@@ -4,11 +4,11 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 const char *lw_strerror(int code) {

@@ -35,8 +35,9 @@ struct lw_cache {
 static void warn_once(struct lw_cache *c, const char *why) {
   pthread_mutex_lock(&c->mu);
   if (!c->warned++)
-    fprintf(stderr, "fatlink: warning: cache '%s': %s (the link goes on "
-                    "without storing there)\n",
+    fprintf(stderr,
+            "fatlink: warning: cache '%s': %s (the link goes on "
+            "without storing there)\n",
             c->dir, why);
   pthread_mutex_unlock(&c->mu);
 }
@@ -156,7 +157,9 @@ int lw_cache_get(struct lw_cache *c, const unsigned char key[LW_HASH_SIZE],
     utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
   if (c->verbose)
     fprintf(stderr, "fatlink: cache %s: %s\n",
-            hit ? "hit" : exists ? "miss (a damaged entry, removed)" : "miss",
+            hit      ? "hit"
+            : exists ? "miss (a damaged entry, removed)"
+                     : "miss",
             what);
   free(path);
   return hit;
@@ -209,7 +212,8 @@ void lw_cache_put(struct lw_cache *c, const unsigned char key[LW_HASH_SIZE],
   free(path);
 }
 
-/* ---- the whole cache: stats, eviction, clearing ---------------------------- */
+/* ---- the whole cache: stats, eviction, clearing ----------------------------
+ */
 
 struct entry {
   char *path;

@@ -97,8 +97,8 @@ int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out) {
     }
     g->loop_ready = 1;
     g->js = g->opt.jobserver;
-    if (g->js && uv_poll_init(&g->loop, &g->token_watch,
-                              lw_jobserver_fd(g->js)) == 0) {
+    if (g->js &&
+        uv_poll_init(&g->loop, &g->token_watch, lw_jobserver_fd(g->js)) == 0) {
       g->watch_ready = 1;
       g->token_watch.data = g;
     } else {
@@ -609,10 +609,9 @@ static int can_start(const struct lw_graph *g, const struct lw_job *j) {
 
 /* A tool job's argv behind its launcher's words, if it has one. */
 static int add_launcher(struct lw_graph *g, struct lw_job *j) {
-  const struct lw_strvec *l =
-      j->launcher ? j->launcher
-      : j->kind->host_side ? NULL
-                           : g->opt.launcher;
+  const struct lw_strvec *l = j->launcher          ? j->launcher
+                              : j->kind->host_side ? NULL
+                                                   : g->opt.launcher;
   if (!l || !l->n || !j->argv.n || j->kind->run || j->kind->fork_run)
     return 0;
   struct lw_strvec argv = {0};
@@ -720,8 +719,8 @@ static void start_ready(struct lw_graph *g) {
     link = &g->ready; /* start may have made jobs ready */
   }
   while (g->js && lw_jobserver_held(g->js) > 0 &&
-         lw_jobserver_held(g->js) + 1 > (size_t)(g->running > 0 ? g->running
-                                                                 : 1))
+         lw_jobserver_held(g->js) + 1 >
+             (size_t)(g->running > 0 ? g->running : 1))
     lw_jobserver_give(g->js);
   if (g->watching && (g->failed || !g->ready)) {
     uv_poll_stop(&g->token_watch); /* nothing waits for a token */

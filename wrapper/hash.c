@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-static const uint64_t iv[8] = {
-    0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull,
-    0xa54ff53a5f1d36f1ull, 0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
-    0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
+static const uint64_t iv[8] = {0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull,
+                               0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull,
+                               0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
+                               0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
 
 /* The message word order of each round (rounds 10 and 11 repeat 0 and 1). */
 static const unsigned char sigma[10][16] = {

@@ -55,10 +55,10 @@ struct lw_options {
   /* --tool-launcher= and the back ends' own (--gpu-, --cpu-,
    * --fpga-tool-launcher=): words put before a tool's argv */
   struct lw_strvec tool_launcher, gpu_launcher, cpu_launcher, fpga_launcher;
-  const char *cache_dir;        /* --cache-dir=, FATLINK_CACHE_DIR, or NULL */
-  uint64_t cache_size;          /* --cache-size= */
-  struct lw_strvec key_args;    /* the options that decide the device side's
-                                   bytes, as given, for the cache's keys */
+  const char *cache_dir;     /* --cache-dir=, FATLINK_CACHE_DIR, or NULL */
+  uint64_t cache_size;       /* --cache-size= */
+  struct lw_strvec key_args; /* the options that decide the device side's
+                                bytes, as given, for the cache's keys */
   int help, version;
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
@@ -211,7 +211,7 @@ void lw_hash_final(struct lw_hash *s, unsigned char out[LW_HASH_SIZE]);
 void lw_hash_hex(const unsigned char h[LW_HASH_SIZE],
                  char out[2 * LW_HASH_SIZE + 1]);
 
-/* ---- cache.c: device results by content ----------------------------------- */
+/* ---- cache.c: device results by content ---------------------------------- */
 
 struct lw_cache;
 

@@ -33,8 +33,7 @@ struct lw_jobserver {
 /* The value of --jobserver-auth= (or make 4.1's --jobserver-fds=) in
  * MAKEFLAGS, the last one given, malloc'd; NULL when none. */
 static char *auth(const char *flags) {
-  static const char *const names[] = {"--jobserver-auth=",
-                                      "--jobserver-fds="};
+  static const char *const names[] = {"--jobserver-auth=", "--jobserver-fds="};
   char *found = NULL;
   for (const char *p = flags; p && *p;) {
     p += strspn(p, " ");
@@ -88,9 +87,10 @@ struct lw_jobserver *lw_jobserver_open(int verbose) {
   struct lw_jobserver *js = r >= 0 && w >= 0 ? calloc(1, sizeof *js) : NULL;
   if (!js) {
     if (verbose)
-      fprintf(stderr, "fatlink: make's jobserver (%s) cannot be used here "
-                      "(mark the recipe with '+' to pass it): jobs as "
-                      "--wrapper-jobs says\n",
+      fprintf(stderr,
+              "fatlink: make's jobserver (%s) cannot be used here "
+              "(mark the recipe with '+' to pass it): jobs as "
+              "--wrapper-jobs says\n",
               a);
     if (r >= 0)
       close(r);

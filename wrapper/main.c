@@ -20,8 +20,8 @@
 
 /* Inputs are read by `jobs` threads at once (1 under make's jobserver,
  * which counts them as jobs too). */
-static int scan_inputs(const struct lw_options *o, int jobs,
-                       struct ex_set *set, struct lw_diag *d) {
+static int scan_inputs(const struct lw_options *o, int jobs, struct ex_set *set,
+                       struct lw_diag *d) {
   struct lw_inputs inputs = {0};
   int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
   if (!rc)
@@ -45,14 +45,11 @@ static int run_link(const struct lw_options *o, struct link *l,
   int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
   if (!rc) {
     const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");
-    struct lw_graph_options go = {o->jobs,
-                                  o->dry_run,
-                                  o->verbose,
-                                  o->tool_timeout,
-                                  stderr,
-                                  &o->tool_launcher,
-                                  l->js,
-                                  delays ? (unsigned)atoi(delays) : 0};
+    struct lw_graph_options go = {
+        o->jobs,    o->dry_run,
+        o->verbose, o->tool_timeout,
+        stderr,     &o->tool_launcher,
+        l->js,      delays ? (unsigned)atoi(delays) : 0};
     if (lw_graph_new(&go, &l->g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }

@@ -256,7 +256,8 @@ int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
   return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
 }
 
-/* ---- the whole device side from the cache --------------------------------- */
+/* ---- the whole device side from the cache ---------------------------------
+ */
 
 /* Each target's first job (they add the rest as they learn more), into
  * firsts[] (p->n of them at most); *n counts them. */

@@ -137,7 +137,7 @@ struct lw_plan {
 void lw__warn(struct lw_plan *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* ---- plan_cache.c --------------------------------------------------------- */
+/* ---- plan_cache.c -------------------------------------------------------- */
 
 /* May the link's whole device side come from the cache? */
 int lw__device_side_cacheable(const struct lw_plan *p);
@@ -220,7 +220,7 @@ int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
 int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d);
 
-/* ---- plan_fpga.c ----------------------------------------------------------- */
+/* ---- plan_fpga.c --------------------------------------------------------- */
 
 /* The list file of the link's FPGA libraries (AOCO), written the first time
  * it is asked for; *path is NULL when there are none. */

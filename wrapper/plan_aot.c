@@ -325,16 +325,15 @@ void lw__aot_spec_warning(const struct target *t) {
 
 struct aot_job {
   struct sycl_module *m;
-  size_t k;    /* the out */
-  int cached;  /* the image came from the cache */
+  size_t k;   /* the out */
+  int cached; /* the image came from the cache */
   unsigned char key[LW_HASH_SIZE];
   int keyed;
 };
 
 /* The image from the cache, if it has it (not for aoc, whose runs leave
  * reports and read libraries and dependency files besides the SPIR-V). */
-static int aot_lookup(struct aot_job *a, const char *what,
-                      struct lw_diag *d) {
+static int aot_lookup(struct aot_job *a, const char *what, struct lw_diag *d) {
   struct sycl_module *m = a->m;
   const struct lw_plan *p = m->t->plan;
   const struct sycl_out *out = &m->t->outs[a->k];

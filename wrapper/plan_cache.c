@@ -191,10 +191,10 @@ int lw__aot_key(const struct lw_strvec *launcher, const struct sycl_out *out,
   tool_identity(&h, out->kind == AOT_GEN ? "ocloc" : "opencl-aot");
   const char *icd = getenv("OCL_ICD_VENDORS");
   lw_hash_str(&h, icd);
-  int rc = out->kind != AOT_GEN
-               ? vendors_identity(&h, icd && *icd ? icd : "/etc/OpenCL/vendors",
-                                  d)
-               : 0;
+  int rc =
+      out->kind != AOT_GEN
+          ? vendors_identity(&h, icd && *icd ? icd : "/etc/OpenCL/vendors", d)
+          : 0;
   strvec(&h, launcher ? launcher : &none); /* it may run another tool */
   lw_hash_u64(&h, n);
   lw_hash_update(&h, spirv, n);

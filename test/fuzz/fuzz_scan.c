@@ -10,7 +10,8 @@
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t n);
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t n) {
-  if (memmem(data, n, "BC\xc0\xde", 4) || memmem(data, n, "\xde\xc0\x17\x0b", 4))
+  if (memmem(data, n, "BC\xc0\xde", 4) ||
+      memmem(data, n, "\xde\xc0\x17\x0b", 4))
     return 0;
   struct ex_set set = {0};
   struct lw_diag d = {0};

@@ -26,20 +26,25 @@ static void digest(const void *p, size_t n, char hex[2 * LW_HASH_SIZE + 1]) {
 static void test_hash(void) {
   char hex[2 * LW_HASH_SIZE + 1];
   digest("", 0, hex);
-  CHECK(!strcmp(hex, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8"));
+  CHECK(!strcmp(
+      hex, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8"));
   digest("abc", 3, hex);
-  CHECK(!strcmp(hex, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319"));
+  CHECK(!strcmp(
+      hex, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319"));
   unsigned char big[1280];
   for (size_t i = 0; i < sizeof big; i++)
     big[i] = (unsigned char)i;
   digest(big, sizeof big, hex);
-  CHECK(!strcmp(hex, "82628cbfc9689e234b0923a531f4578fe2e7138a03e2f81ed6cde97517336650"));
+  CHECK(!strcmp(
+      hex, "82628cbfc9689e234b0923a531f4578fe2e7138a03e2f81ed6cde97517336650"));
   /* Exactly one block (the last block is compressed only at the end), and
    * one byte more. */
   digest(big, 128, hex);
-  CHECK(!strcmp(hex, "c3582f71ebb2be66fa5dd750f80baae97554f3b015663c8be377cfcb2488c1d1"));
+  CHECK(!strcmp(
+      hex, "c3582f71ebb2be66fa5dd750f80baae97554f3b015663c8be377cfcb2488c1d1"));
   digest(big, 129, hex);
-  CHECK(!strcmp(hex, "f7f3c46ba2564ff4c4c162da1f5b605f9f1c4aa6a20652a9f9a337c1a2f5b9c9"));
+  CHECK(!strcmp(
+      hex, "f7f3c46ba2564ff4c4c162da1f5b605f9f1c4aa6a20652a9f9a337c1a2f5b9c9"));
 }
 
 static void key(unsigned char k[LW_HASH_SIZE], const char *s) {
