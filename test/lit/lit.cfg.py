@@ -39,6 +39,15 @@ if all(os.access(os.path.join(cuda, "bin", t), os.X_OK)
     except (OSError, subprocess.TimeoutExpired):
         pass
 
+# A small tmpfs in a mount namespace of our own (disk-full tests).
+try:
+    if subprocess.run(["unshare", "-rm", "sh", "-c",
+                       "mount -t tmpfs -o size=8k tmpfs /mnt"],
+                      capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("tmpfs")
+except (OSError, subprocess.TimeoutExpired):
+    pass
+
 bindir = config.fatlink_bin_dir
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions += [
