@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""link_mutations.py [--runs N] [--seed S] [--build DIR] [--keep DIR]
+"""link_mutations.py [--runs N] [--seed S] [--build DIR] [--keep DIR] [--whole]
 
 Links SYCL fat objects whose embedded device bitcode had a few random bytes
 changed (bit flips, 0x00/0xff bytes, large 32-bit values, cuts) and sorts
 what fatlink did: ok, a one-line error (exit 1), the one-line error of a
 crash inside LLVM (handled-crash), LLVM's fatal error, or a crash of fatlink
 itself (crash<signal>), a run over 20 s (timeout), an error of more than one
-line (-multiline), a temporary left (-tmpleft). Inputs of each unusual kind
+line (-multiline), a temporary left (-tmpleft). With --whole the fat object
+itself is mutated (ELF, offload binary and bitcode alike), as the issue's
+first experiment did. Inputs of each unusual kind
 are kept (--keep) to become regression inputs. The bitcode is the
 specialization-constant test's (test/lit/Inputs/postlink/specconst.ll)."""
 import argparse
@@ -44,6 +46,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--keep", default=None)
+    ap.add_argument("--whole", action="store_true",
+                    help="mutate the whole fat object, not only its bitcode")
     a = ap.parse_args()
     fat = os.path.join(a.build, "bin", "fatlink")
     fatpack = os.path.join(a.build, "bin", "fatpack")
@@ -60,14 +64,24 @@ def main():
         subprocess.run(["clang-22", "-c", "-x", "c", "-", "-o", w("main.o")], check=True,
                        input=b"int main(void) { return 0; }\n")
         bc = open(w("in.bc"), "rb").read()
+        subprocess.check_call([fatpack, "create", "--image=file=%s,triple=spirv64-unknown-"
+                               "unknown,arch=generic,kind=sycl" % w("in.bc"), "-o", w("in.bin")])
+        subprocess.check_call(["clang-22", "-c", "-x", "c", "/dev/null", "-Xclang",
+                               "-fembed-offload-object=" + w("in.bin"), "-o", w("in.o")])
+        fat_obj = open(w("in.o"), "rb").read()
         r = random.Random(a.seed)
         stats = {}
         for i in range(a.runs):
-            open(w("m.bc"), "wb").write(mutate(r, bc))
-            subprocess.check_call([fatpack, "create", "--image=file=%s,triple=spirv64-unknown-"
-                                   "unknown,arch=generic,kind=sycl" % w("m.bc"), "-o", w("m.bin")])
-            subprocess.check_call(["clang-22", "-c", "-x", "c", "/dev/null", "-Xclang",
-                                   "-fembed-offload-object=" + w("m.bin"), "-o", w("m.o")])
+            if a.whole:
+                open(w("m.o"), "wb").write(mutate(r, fat_obj))
+                shutil.copy(w("m.o"), w("m.bc"))  # what --keep keeps
+            else:
+                open(w("m.bc"), "wb").write(mutate(r, bc))
+                subprocess.check_call([fatpack, "create", "--image=file=%s,triple=spirv64-"
+                                       "unknown-unknown,arch=generic,kind=sycl" % w("m.bc"),
+                                       "-o", w("m.bin")])
+                subprocess.check_call(["clang-22", "-c", "-x", "c", "/dev/null", "-Xclang",
+                                       "-fembed-offload-object=" + w("m.bin"), "-o", w("m.o")])
             try:
                 p = subprocess.run([fat, "--linker-path=/usr/bin/ld", "-o", w("out"), w("main.o"),
                                     w("m.o"), w("rt.o"), "-lc"], capture_output=True, timeout=20,

@@ -11,7 +11,7 @@ corpus=$dir/$name found=$dir/$name-findings
 mkdir -p "$corpus" "$found"
 if [ -z "$(ls -A "$corpus")" ]; then
   case $name in
-  scan|wrapped)
+  scan|wrapped|link)
     # Every small binary test input, and objects made like the tests'.
     find "$src/test/lit/Inputs" -type f -size -64k ! -name '*.ll' ! -name '*.c' \
       ! -name '*.cpp' ! -name '*.py' ! -name '*.sh' -exec cp {} "$corpus"/ \; ;;
