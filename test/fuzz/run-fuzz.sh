@@ -15,6 +15,20 @@ if [ -z "$(ls -A "$corpus")" ]; then
     # Every small binary test input, and objects made like the tests'.
     find "$src/test/lit/Inputs" -type f -size -64k ! -name '*.ll' ! -name '*.c' \
       ! -name '*.cpp' ! -name '*.py' ! -name '*.sh' -exec cp {} "$corpus"/ \; ;;
+  bitcode)
+    # Recipes (see fuzz_bitcode.c): flags, then offload binaries made by
+    # llvm-offload-binary from test inputs, and past OffloadBinary findings.
+    ob=/usr/lib/llvm-22/bin/llvm-offload-binary
+    "$ob" -o "$corpus/ob1" --image=file="$src/test/lit/Inputs/omp_a.c,triple=x86_64-unknown-linux-gnu,arch=native,kind=openmp"
+    "$ob" -o "$corpus/ob2" --image=file="$src/test/lit/Inputs/sycl_a.cpp,triple=spirv64-unknown-unknown,kind=sycl,compile-opts=-g" \
+      --image=file="$src/test/lit/Inputs/fpga_a.cpp,triple=spir64_fpga-unknown-unknown,arch=,kind=sycl"
+    cp "$src"/test/fuzz/regressions/scan/offload-* "$corpus"/
+    for f in "$corpus"/*; do
+      for fl in 4 7 45 86; do
+        { printf "\\$(printf %o $fl)"; cat "$f"; } >"$f-$fl"
+      done
+      rm "$f"
+    done ;;
   config)
     cp "$src"/test/lit/Inputs/aot/*.yaml "$corpus"/ ;;
   options)
