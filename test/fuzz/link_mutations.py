@@ -8,7 +8,8 @@ crash inside LLVM (handled-crash), LLVM's fatal error, or a crash of fatlink
 itself (crash<signal>), a run over 20 s (timeout), an error of more than one
 line (-multiline), a temporary left (-tmpleft). With --whole the fat object
 itself is mutated (ELF, offload binary and bitcode alike), as the issue's
-first experiment did. Inputs of each unusual kind
+first experiment did. A failed host link (linker-error) shows ld's own
+lines before fatlink's. Inputs of each unusual kind
 are kept (--keep) to become regression inputs. The bitcode is the
 specialization-constant test's (test/lit/Inputs/postlink/specconst.ll)."""
 import argparse
@@ -90,9 +91,12 @@ def main():
                 rc = p.returncode
                 kind = ("crash%d" % -rc if rc < 0 else "ok" if rc == 0 else
                         "handled-crash" if "LLVM crashed" in err else
-                        "llvm-error" if "LLVM error" in err else "error%d" % rc)
+                        "llvm-error" if "LLVM error" in err else
+                        "linker-error" if "'/usr/bin/ld': failed" in err else "error%d" % rc)
                 lines = [x for x in err.splitlines() if "cannot find entry symbol" not in x]
-                if rc != 0 and len(lines) != 1:
+                # A host link that failed passes ld's own diagnostics through
+                # (a mutated object fatlink saw no device code in goes to ld).
+                if rc != 0 and len(lines) != 1 and kind != "linker-error":
                     kind += "-multiline"
                 if os.listdir(tmp):
                     kind += "-tmpleft"
@@ -101,7 +105,7 @@ def main():
             except subprocess.TimeoutExpired:
                 kind = "timeout"
             stats[kind] = stats.get(kind, 0) + 1
-            if a.keep and kind not in ("ok", "error1") and stats[kind] <= 3:
+            if a.keep and kind not in ("ok", "error1", "linker-error") and stats[kind] <= 3:
                 os.makedirs(a.keep, exist_ok=True)
                 shutil.copy(w("m.bc"), os.path.join(a.keep, "%s_%d.bc" % (kind, i)))
         print("link_mutations: %d runs (seed %d): %s" % (a.runs, a.seed, ", ".join(
