@@ -71,6 +71,11 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                     m->triple);
   LLVMMemoryBufferRef mb = NULL;
   int rc = 0;
+  int spirv = strncmp(m->triple, "spir", 4) == 0;
+  if (!spirv && type == DL_OBJECT && dl__use_init_array(m->mod, m->triple)) {
+    LLVMDisposeTargetMachine(tm);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
   pthread_mutex_lock(&emit_lock);
   LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(
           tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile,

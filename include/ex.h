@@ -115,6 +115,11 @@ void ex_set_free(struct ex_set *set);
  * or EX_IMG_NONE. */
 unsigned ex_sniff_image_kind(const unsigned char *p, size_t n);
 
+/* The host triple an ELF file at `path` is for (its class, byte order and
+ * machine, on Linux), or NULL when it is not ELF or the machine is not
+ * known. */
+const char *ex_elf_triple(const char *path);
+
 /* Name of an offload kind ("openmp", "sycl", ...) or "none". */
 const char *ex_offload_kind_name(unsigned kind);
 /* Name of an image kind ("o", "bc", "spv", ...) as upstream spells it. */

@@ -415,13 +415,19 @@ static void read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
 }
 
 static int spawn(struct lw_graph *g, struct lw_job *j) {
-  /* Our environment, but for TMPDIR when the job gives the tool one. */
+  /* Our environment, but for TMPDIR when the job gives the tool one and
+   * the variable the job sets. */
   struct lw_strvec env = {0};
-  int oom = 0;
-  for (char **e = environ; j->tmpdir && *e && !oom; e++)
-    oom = strncmp(*e, "TMPDIR=", 7) != 0 && lw_strvec_push(&env, *e);
+  int own_env = j->tmpdir || j->env_set, oom = 0;
+  size_t set_len = j->env_set ? strcspn(j->env_set, "=") + 1 : 0;
+  for (char **e = environ; own_env && *e && !oom; e++)
+    oom = !(j->tmpdir && strncmp(*e, "TMPDIR=", 7) == 0) &&
+          !(set_len && strncmp(*e, j->env_set, set_len) == 0) &&
+          lw_strvec_push(&env, *e);
   if (j->tmpdir && !oom)
     oom = lw_strvec_pushf(&env, "TMPDIR=%s", j->tmpdir);
+  if (j->env_set && !oom)
+    oom = lw_strvec_push(&env, j->env_set);
   struct proc *p = oom ? NULL : calloc(1, sizeof *p);
   if (!p) {
     lw_strvec_free(&env);
@@ -454,7 +460,7 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   po.stdio_count = 3;
   /* Its own process group, so that stopping it stops what it started. */
   po.flags = UV_PROCESS_DETACHED;
-  po.env = j->tmpdir ? env.v : NULL;
+  po.env = own_env ? env.v : NULL;
   p->open_handles++;
   j->runner = p;
   sigset_t old;

@@ -60,6 +60,9 @@ struct lw_options {
   struct lw_strvec key_args; /* the options that decide the device side's
                                 bytes, as given, for the cache's keys */
   int help, version;
+  int long_version; /* --version itself (not -v) */
+  const char *argv0; /* the name fatlink runs under */
+  int as_linker;    /* no --linker-path: fatlink is the host linker */
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
   struct lw_strvec device_linker_args;   /* "[triple=]arg" */
@@ -79,6 +82,32 @@ void lw_options_help(FILE *out);
 
 /* A --cache-size= value: bytes, or K, M, G, T of them (binary). */
 int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d);
+
+struct ex_set;
+
+/* ---- as_linker.c -------------------------------------------------------- */
+
+/* An error when this fatlink runs under a host linker another fatlink
+ * started (FATLINK_HOST_LINK in the environment): a linker loop. */
+int lw_as_linker_check_loop(const char *argv0, struct lw_diag *d);
+/* Without --linker-path: finds the real linker (FATLINK_LINKER, the name
+ * fatlink runs under, else ld, on PATH; never fatlink itself) and the host
+ * triple (-m, the inputs, else the build's). Checks --linker-path is not
+ * fatlink itself otherwise. */
+int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d);
+/* "FATLINK_HOST_LINK=<argv0> -> <linker>", for the host linker's
+ * environment (malloc'd), or NULL. */
+char *lw_as_linker_chain_env(const char *argv0, const char *linker);
+/* The triple clang uses for GNU ld's emulation `emulation`, or NULL. */
+const char *lw_emulation_triple(const char *emulation);
+/* Adds the OpenMP runtime libraries to the link when `set` holds OpenMP
+ * device code (as clang -fopenmp does). LW_ENOMEM on failure. */
+int lw_as_linker_runtime(struct lw_options *o, const struct ex_set *set);
+/* Does `set` hold device code this link must build and register? */
+int lw_as_linker_needs_work(const struct ex_set *set);
+/* Replaces this process with the real linker on the user's arguments;
+ * returns only on failure. */
+int lw_as_linker_exec(const struct lw_options *o, struct lw_diag *d);
 
 /* ---- respfile.c --------------------------------------------------------- */
 
@@ -298,6 +327,8 @@ struct lw_job {
   const char *hint;        /* added to a tool's failure message */
   const char *tmpdir;      /* the tool's TMPDIR (a scratch temporary), or
                               NULL: ours */
+  const char *env_set;     /* "NAME=value" set in the tool's environment,
+                              or NULL */
   int exit_status;         /* tool's status (128+sig for a signal) */
   struct lw_buf out;       /* captured stdout+stderr of a tool; what a
                               forked child sent */

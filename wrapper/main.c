@@ -36,13 +36,20 @@ struct link {
   struct lw_graph *g;
   struct lw_plan *plan;
   struct lw_jobserver *js; /* make's, when it runs us */
+  int host_only; /* fatlink is the host linker, with no device code to add */
 };
 
-static int run_link(const struct lw_options *o, struct link *l,
-                    struct lw_diag *d) {
+static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   if (!o->dry_run)
     l->js = lw_jobserver_open(o->verbose);
   int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
+  if (!rc && o->as_linker && !o->dry_run &&
+      !lw_as_linker_needs_work(&l->set)) {
+    l->host_only = 1;
+    return 0;
+  }
+  if (!rc && o->as_linker && lw_as_linker_runtime(o, &l->set))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc) {
     const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");
     struct lw_graph_options go = {
@@ -85,12 +92,20 @@ int main(int argc, char **argv) {
   struct lw_diag d = {0};
   struct lw_options o;
   int rc = lw_options_parse(argc, argv, &o, &d);
+  if (!rc)
+    rc = lw_as_linker_check_loop(o.argv0, &d);
+  if (!rc && !o.help && !o.emit_fatbin_only)
+    rc = lw_as_linker_setup(&o, &d);
   if (!rc && o.help) {
     lw_options_help(stdout);
   } else if (!rc && o.version) {
-    fprintf(stderr, "fatlink version %s (LLVM %s)\n", LW_VERSION,
-            LW_LLVM_VERSION);
+    fprintf(stderr, "fatlink version %s (LLVM %s)%s%s\n", LW_VERSION,
+            LW_LLVM_VERSION, o.as_linker ? ", linking with " : "",
+            o.as_linker ? o.linker_path : "");
   }
+  /* As the host linker, --version is the real linker's answer. */
+  if (!rc && !o.help && o.as_linker && o.long_version)
+    rc = lw_as_linker_exec(&o, &d);
   int linking = !rc && !o.help && !(o.version && !o.verbose);
   if (linking) {
     /* Jobs allocate on pool threads and free on others: one malloc arena
@@ -111,6 +126,11 @@ int main(int argc, char **argv) {
     struct link l = {0};
     if (!rc)
       rc = run_link(&o, &l, &d);
+    if (!rc && l.host_only) {
+      /* Nothing to add: the real linker runs in our place. */
+      free_link(&l);
+      rc = lw_as_linker_exec(&o, &d);
+    }
 #ifndef LW_SANITIZE
     /* A finished link leaves what it built to the system: freeing the
      * linked module and the rest would keep the user waiting 20-30 ms for

@@ -462,7 +462,7 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->relocatable = 1;
     return lw_strvec_push(&o->linker_args, "-r") ? LW_ENOMEM : 0;
   case O_HELP: o->help = 1; break;
-  case O_VERSION: o->version = 1; break;
+  case O_VERSION: o->version = o->long_version = 1; break;
   case O_V:
     o->version = o->verbose = 1;
     return lw_strvec_push(&o->linker_args, "-v") ? LW_ENOMEM : 0;
@@ -568,6 +568,7 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
 int lw_options_parse(int argc, char **argv, struct lw_options *o,
                      struct lw_diag *d) {
   memset(o, 0, sizeof *o);
+  o->argv0 = argc > 0 ? argv[0] : "fatlink";
   o->opt_level = 2;
   o->split_mode = DL_SPLIT_AUTO;
   o->time_trace_grain = 500;
@@ -590,15 +591,15 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   lw_strvec_free(&args);
   if (rc)
     return rc;
-  if (!o->host_triple)
+  /* Without --linker-path, fatlink is the host linker: as_linker.c finds
+   * the real one and the host triple. */
+  if (!o->host_triple && (o->linker_path || o->emit_fatbin_only))
     o->host_triple = "x86_64-pc-linux-gnu";
   const char *env = getenv("FATLINK_CACHE_DIR");
   if (!o->cache_dir && env && *env)
     o->cache_dir = env;
   struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
   o->output = out.index >= 0 ? out.value : "a.out";
-  if (!o->linker_path && !o->help && !o->version && !o->emit_fatbin_only)
-    return lw_error(d, LW_EINVAL, "no host linker given (--linker-path=)");
   return 0;
 }
 

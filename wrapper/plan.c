@@ -146,7 +146,10 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
   if (rc)
     return rc;
   j->inherit_stdio = 1;
-  if (lw_host_link_argv(p->o, lw_tmp_path(p->out_tmp),
+  free(p->host_link_env);
+  p->host_link_env = lw_as_linker_chain_env(p->o->argv0, p->o->linker_path);
+  j->env_set = p->host_link_env;
+  if (!p->host_link_env || lw_host_link_argv(p->o, lw_tmp_path(p->out_tmp),
                         p->wrapper_obj ? lw_tmp_path(p->wrapper_obj) : NULL,
                         &j->argv))
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -491,6 +494,7 @@ void lw_plan_free(struct lw_plan *p) {
   free(p->omp);
   lw_buf_free(&p->dep_files);
   free(p->wrapped_ir);
+  free(p->host_link_env);
   lw_cache_close(p->cache);
   lw_buf_free(&p->cached);
   lw_buf_free(&p->warnings);
