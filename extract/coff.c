@@ -59,8 +59,9 @@ static int sections_in_file(const unsigned char *buf, size_t len) {
   for (unsigned i = 0; i < n; i++) {
     const unsigned char *h = buf + table + 40 * (size_t)i;
     uint32_t size = u32(h + 16), ptr = u32(h + 20);
-    if (ptr /* 0: no bytes in the file (uninitialised data) */ && size &&
-        (uint64_t)ptr + size > len)
+    /* 0: no bytes in the file (uninitialised data); otherwise even an
+     * empty section's data must start inside the file. */
+    if (ptr && (uint64_t)ptr + size > len)
       return 0;
     if (!name_in_file(buf, len, h))
       return 0;
