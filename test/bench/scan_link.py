@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """scan_link.py [--objects N] [--members M] [--sycl S] [--runs R] [--build DIR]
+               [--as-linker]
 
 Scan benchmark: a link dominated by inputs without device code. Generates
 N host-only objects, a host archive of M members (the program pulls in every
@@ -11,6 +12,9 @@ inputs three ways in one run, alternating, R times each:
             this one,
   fatlink   through fatlink with the argv clang++-22 -fsycl passes,
   upstream  the same argv through upstream clang-linker-wrapper 22.
+With --as-linker there is no device code at all (S is 0) and fatlink is
+the host linker itself (ld's own argv, as clang -fuse-ld=<fatlink> runs
+it), so its cost is the scan in front of the linker (fatlink-ld).
 Prints median wall time and peak memory (max RSS of the process tree, from
 wait4) of each and the ratios to ld. Host objects are made from one compiled
 template with llvm-objcopy --prefix-symbols, so generation stays fast."""
@@ -46,7 +50,10 @@ def main():
     ap.add_argument("--sycl", type=int, default=20)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--as-linker", action="store_true")
     a = ap.parse_args()
+    if a.as_linker:
+        a.sycl = 0
     fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
     work = tempfile.mkdtemp(prefix="fatlink-scan-")
     try:
@@ -90,31 +97,39 @@ def main():
         up_env = dict(env, TMPDIR=os.path.join(work, "tmp-up"),
                       PATH=LLVM_BIN + ":" + env.get("PATH", ""))
         thp_env = dict(env, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
-        runs = {"ld": [], "ld-thp": [], "fatlink": [], "upstream": []}
+        if a.as_linker:
+            cases = (("ld", ld_argv, env), ("ld-thp", ld_argv, thp_env),
+                     ("fatlink-ld", [fatlink] + ld_argv[1:], ours_env))
+        else:
+            cases = (("ld", ld_argv, env), ("ld-thp", ld_argv, thp_env),
+                     ("fatlink", [fatlink] + w_argv, ours_env),
+                     ("upstream", [os.path.join(LLVM_BIN, "clang-linker-wrapper")] + w_argv,
+                      up_env))
+        runs = {name: [] for name, _, _ in cases}
         for r in range(a.runs + 1):
-            for name, argv, e in (
-                    ("ld", ld_argv, env),
-                    ("ld-thp", ld_argv, thp_env),
-                    ("fatlink", [fatlink] + w_argv, ours_env),
-                    ("upstream", [os.path.join(LLVM_BIN, "clang-linker-wrapper")] + w_argv,
-                     up_env)):
-                w, m, _ = run_timed(argv, e)
+            for name, argv, e in cases:
+                w, m, c = run_timed(argv, e)
                 if r:  # the first round warms the page cache
-                    runs[name].append((w, m))
-        out = subprocess.run(["./prog"], capture_output=True, text=True).stdout
+                    runs[name].append((w, m, c))
+        out = "" if a.as_linker else subprocess.run(["./prog"], capture_output=True,
+                                                    text=True).stdout
         kernels = out.count("  entry ")
         print("scan benchmark: %d host objects, %d-member archive (%d pulled), "
               "%d SYCL objects; %d runs, %d cores; %d kernels registered" %
               (a.objects, a.members, len(pulled), a.sycl, a.runs, os.cpu_count(),
                kernels))
         med = medians(runs)
-        for n in ("ld", "ld-thp", "fatlink", "upstream"):
-            print("  %-9s wall %7.3f s (%5.2fx ld)   peak %7.1f MiB (%5.2fx ld)" %
-                  (n, med[n][0], med[n][0] / med["ld"][0], med[n][1],
-                   med[n][1] / med["ld"][1]))
-        print("  fatlink/ld-thp wall %.2fx, fatlink/upstream wall %.2fx" %
-              (med["fatlink"][0] / med["ld-thp"][0],
-               med["fatlink"][0] / med["upstream"][0]))
+        for n in runs:
+            print("  %-10s wall %7.3f s (%5.2fx ld)   cpu %7.3f s (%5.2fx ld)   "
+                  "peak %7.1f MiB (%5.2fx ld)" %
+                  (n, med[n][0], med[n][0] / med["ld"][0], med[n][2],
+                   med[n][2] / med["ld"][2], med[n][1], med[n][1] / med["ld"][1]))
+        ours = "fatlink-ld" if a.as_linker else "fatlink"
+        print("  %s/ld-thp wall %.2fx cpu %.2fx" %
+              (ours, med[ours][0] / med["ld-thp"][0], med[ours][2] / med["ld-thp"][2]))
+        if not a.as_linker:
+            print("  fatlink/upstream wall %.2fx" %
+                  (med["fatlink"][0] / med["upstream"][0]))
         if os.environ.get("SCAN_BENCH_KEEP"):
             with open("argv.rsp", "w") as f:
                 f.write(" ".join(shlex.quote(x) for x in w_argv))
