@@ -38,13 +38,16 @@ static int name_in_file(const unsigned char *buf, size_t len,
       return 0; /* "//" base64 offsets: no object of ours has them */
     off = off * 10 + (uint64_t)(name[k] - '0');
   }
-  uint64_t strtab = (uint64_t)u32(buf + 8) + (uint64_t)u32(buf + 12) * 18;
-  if (!digits || strtab + 4 > len)
+  /* LLVM drops a string table it cannot use whole (no symbol table
+   * pointer, past the end, no NUL at its end) and then fails on the name. */
+  uint64_t symtab = u32(buf + 8);
+  uint64_t strtab = symtab + (uint64_t)u32(buf + 12) * 18;
+  if (!symtab || !digits || strtab + 4 > len)
     return 0;
   uint64_t size = u32(buf + strtab);
-  if (off < 4 || size > len - strtab || off >= size)
+  if (size <= 4 || size > len - strtab || buf[strtab + size - 1] != 0)
     return 0;
-  return memchr(buf + strtab + off, 0, (size_t)(size - off)) != NULL;
+  return off >= 4 && off < size;
 }
 
 /* LLVM-C's object API turns a broken section - raw data past the end of
