@@ -21,6 +21,10 @@ struct thin_scan {
   struct lw_diag *d;
 };
 
+/* Thin archives may name thin archives; one that names itself (directly or
+ * not) would be read forever. GNU ld reads them nested, so a depth bound. */
+enum { MAX_THIN_DEPTH = 16 };
+
 static int scan_thin_member(void *ctx, const char *name, char *path,
                             size_t header) {
   struct thin_scan *t = ctx;
@@ -29,8 +33,16 @@ static int scan_thin_member(void *ctx, const char *name, char *path,
   char *origin = lw_xasprintf("%s(%s)", t->archive, name);
   int rc = origin ? ex__map_file(t->set, path, origin, &buf, &len, t->d)
                   : LW_ENOMEM;
-  if (!rc && len)
+  if (!rc && len && t->set->thin_depth >= MAX_THIN_DEPTH)
+    rc = lw_error_path(t->d, LW_EFORMAT, origin,
+                       "thin archives nest more than %d deep (does one "
+                       "name itself?)",
+                       MAX_THIN_DEPTH);
+  else if (!rc && len) {
+    t->set->thin_depth++;
     rc = ex_scan_buffer(t->set, buf, len, origin, t->d);
+    t->set->thin_depth--;
+  }
   free(origin);
   free(path);
   return rc;

@@ -61,6 +61,7 @@ struct ex_set {
   struct ex_image *images;
   size_t n, cap;
   struct ex__owned *owned; /* buffers the images point into */
+  int thin_depth; /* thin archives being read, one inside another */
 };
 
 /* Scans the file at `path`; inputs without device code add nothing. */
