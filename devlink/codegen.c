@@ -18,15 +18,13 @@
 #include <errno.h>
 #include <fcntl.h>
 
+/* Every target libLLVM has: the registration object is built for whatever
+ * host the link is for (-m, the inputs), SPIR-V for SYCL devices. */
 void dl_init(void) {
-  LLVMInitializeX86TargetInfo();
-  LLVMInitializeX86Target();
-  LLVMInitializeX86TargetMC();
-  LLVMInitializeX86AsmPrinter();
-  LLVMInitializeSPIRVTargetInfo();
-  LLVMInitializeSPIRVTarget();
-  LLVMInitializeSPIRVTargetMC();
-  LLVMInitializeSPIRVAsmPrinter();
+  LLVMInitializeAllTargetInfos();
+  LLVMInitializeAllTargets();
+  LLVMInitializeAllTargetMCs();
+  LLVMInitializeAllAsmPrinters();
 }
 
 /* LLVM 22's SPIR-V back end keeps process-wide mutable state: two
