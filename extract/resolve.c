@@ -159,11 +159,16 @@ static int add_member(struct archive_in *a, const char *name,
   return m->name ? 0 : LW_ENOMEM;
 }
 
-/* Enumerates a regular (GNU or BSD) archive's members with libarchive; the
- * data of each is found in place after its 60-byte header (and, in the BSD
- * format, after its "#1/<n>" name). */
-static int list_members(struct archive_in *a, const unsigned char *buf,
-                        size_t len, struct lw_diag *d) {
+/* Calls `cb` for each member of a regular (GNU or BSD) archive, enumerated
+ * with libarchive; the data of each is found in place after its 60-byte
+ * header (and, in the BSD format, after its "#1/<n>" name). */
+typedef int (*member_cb)(void *ctx, const char *name,
+                         const unsigned char *data, size_t size,
+                         size_t header);
+
+static int walk_members(const char *path, const unsigned char *buf,
+                        size_t len, member_cb cb, void *ctx,
+                        struct lw_diag *d) {
   struct archive *ar = archive_read_new();
   if (!ar)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -171,7 +176,7 @@ static int list_members(struct archive_in *a, const unsigned char *buf,
   int rc = 0, r;
   struct archive_entry *ent;
   if (archive_read_open_memory(ar, buf, len) != ARCHIVE_OK)
-    rc = lw_error_path(d, LW_EFORMAT, a->path, "%s", archive_error_string(ar));
+    rc = lw_error_path(d, LW_EFORMAT, path, "%s", archive_error_string(ar));
   while (!rc && (r = archive_read_next_header(ar, &ent)) == ARCHIVE_OK) {
     const char *name = archive_entry_pathname(ent);
     la_int64_t pos = archive_read_header_position(ar);
@@ -189,18 +194,27 @@ static int list_members(struct archive_in *a, const unsigned char *buf,
     if (size < 0 || (uint64_t)pos + 60 + skip > len ||
         memcmp(buf + pos + 58, "`\n", 2) != 0 ||
         (uint64_t)size > len - ((size_t)pos + 60 + skip)) {
-      rc = lw_error_path(d, LW_EFORMAT, a->path,
+      rc = lw_error_path(d, LW_EFORMAT, path,
                          "member '%s' runs past the end of the archive", name);
       break;
     }
-    if (add_member(a, name, buf + pos + 60 + skip, (size_t)size, (size_t)pos,
-                   NULL))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    rc = cb(ctx, name, buf + pos + 60 + skip, (size_t)size, (size_t)pos);
   }
   if (!rc && r != ARCHIVE_EOF)
-    rc = lw_error_path(d, LW_EFORMAT, a->path, "%s", archive_error_string(ar));
+    rc = lw_error_path(d, LW_EFORMAT, path, "%s", archive_error_string(ar));
   archive_read_free(ar);
   return rc;
+}
+
+static int list_member(void *ctx, const char *name, const unsigned char *data,
+                       size_t size, size_t header) {
+  return add_member(ctx, name, data, size, header, NULL);
+}
+
+static int list_members(struct archive_in *a, const unsigned char *buf,
+                        size_t len, struct lw_diag *d) {
+  int rc = walk_members(a->path, buf, len, list_member, a, d);
+  return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
 }
 
 static int by_header(const void *k, const void *e) {
@@ -413,24 +427,40 @@ static int collect_sym(void *ctx, const char *name, int defined, int weak) {
   return lw_buf_append(ctx, name, strlen(name) + 1);
 }
 
-/* Could a member of the archive hold device code? Every form of it shows
- * one of these byte strings: the section name, the OffloadBinary, bundle
- * and compressed-bundle magics, and bitcode's (whose embedded objects need
- * not spell the section name out). A thin archive's members live in files
- * of their own: maybe. */
-static int may_hold_device_code(const unsigned char *buf, size_t len) {
-  static const struct {
-    const char *s;
-    size_t n;
-  } marks[] = {{".llvm.offloading", 16}, {"\x10\xff\x10\xad", 4},
-               {"__CLANG_OFFLOAD_BUNDLE__", 24}, {"CCOB", 4},
-               {"BC\xc0\xde", 4}, {"\xde\xc0\x17\x0b", 4}};
-  if (memcmp(buf, "!<thin>\n", 8) == 0)
-    return 1;
-  for (size_t i = 0; i < LW_ARRAY_SIZE(marks); i++)
-    if (memmem(buf, len, marks[i].s, marks[i].n))
+/* Could a member of the archive hold device code? Objects (ELF, COFF) with
+ * device code name a section .llvm.offloading or __CLANG_OFFLOAD_BUNDLE__*
+ * (text bundles spell the latter too): those are searched for in the whole
+ * archive. The other forms are known by their first bytes: a member that is
+ * an OffloadBinary, a compressed bundle, bitcode (whose embedded objects
+ * need not spell the section name out) or an archive itself. (Short magics
+ * searched for everywhere cost 1-2 ms per MB; members' first bytes a
+ * fraction of that.) A thin archive's members live in files of their own,
+ * and an archive libarchive cannot walk: maybe. */
+static int first_bytes_say_device(void *ctx, const char *name,
+                                  const unsigned char *data, size_t size,
+                                  size_t header) {
+  (void)ctx;
+  (void)name;
+  (void)header;
+  static const char *const magics[] = {"\x10\xff\x10\xad", "CCOB",
+                                       "BC\xc0\xde", "\xde\xc0\x17\x0b"};
+  if (size < 8)
+    return 0;
+  for (size_t i = 0; i < LW_ARRAY_SIZE(magics); i++)
+    if (memcmp(data, magics[i], 4) == 0)
       return 1;
+  if (memcmp(data, "!<arch>\n", 8) == 0 || memcmp(data, "!<thin>\n", 8) == 0)
+    return 1; /* nested: read whole when the link gets to it */
   return 0;
+}
+
+static int may_hold_device_code(const unsigned char *buf, size_t len) {
+  if (memcmp(buf, "!<thin>\n", 8) == 0 ||
+      memmem(buf, len, ".llvm.offloading", 16) ||
+      memmem(buf, len, "__CLANG_OFFLOAD_BUNDLE__", 24))
+    return 1;
+  struct lw_diag ignore = {0};
+  return walk_members("", buf, len, first_bytes_say_device, NULL, &ignore) != 0;
 }
 
 /* First pass: maps the input; an object's device images are read, an
