@@ -5,18 +5,18 @@
  * crash inside the back end. */
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <errno.h>
-#include <fcntl.h>
 
 /* Every target libLLVM has: the registration object is built for whatever
  * host the link is for (-m, the inputs), SPIR-V for SYCL devices. */
@@ -61,9 +61,9 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
     opt_level = 0;
   if (opt_level > 3)
     opt_level = 3;
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
-      target, m->triple, "", "", levels[opt_level], LLVMRelocPIC,
-      LLVMCodeModelDefault);
+  LLVMTargetMachineRef tm =
+      LLVMCreateTargetMachine(target, m->triple, "", "", levels[opt_level],
+                              LLVMRelocPIC, LLVMCodeModelDefault);
   if (!tm)
     return lw_error(d, LW_ELLVM, "cannot create a target machine for '%s'",
                     m->triple);
@@ -76,14 +76,14 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
   }
   pthread_mutex_lock(&emit_lock);
   LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(
-          tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile,
-          &msg, &mb);
+      tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile, &msg,
+      &mb);
   pthread_mutex_unlock(&emit_lock);
   if (strncmp(m->triple, "spirv", 5) == 0 || strncmp(m->triple, "spir", 4) == 0)
     m->emitted = 1;
   if (failed) {
-    rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s",
-                  m->triple, msg ? msg : "");
+    rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s", m->triple,
+                  msg ? msg : "");
     LLVMDisposeMessage(msg);
   } else {
     size_t before = out->len;

@@ -31,8 +31,8 @@ static int scan_thin_member(void *ctx, const char *name, char *path,
   const unsigned char *buf;
   size_t len;
   char *origin = lw_xasprintf("%s(%s)", t->archive, name);
-  int rc = origin ? ex__map_file(t->set, path, origin, &buf, &len, t->d)
-                  : LW_ENOMEM;
+  int rc =
+      origin ? ex__map_file(t->set, path, origin, &buf, &len, t->d) : LW_ENOMEM;
   if (!rc && len && t->set->thin_depth >= MAX_THIN_DEPTH)
     rc = lw_error_path(t->d, LW_EFORMAT, origin,
                        "thin archives nest more than %d deep (does one "
@@ -76,9 +76,8 @@ static int scan_archive(struct ex_set *set, const unsigned char *buf,
     if (name[0] == '/' && (name[1] == 0 || name[1] == '/'))
       continue;
     if ((uint64_t)size > len) {
-      rc = lw_error_path(d, LW_EFORMAT, origin,
-                         "member '%s' claims %lld bytes", name,
-                         (long long)size);
+      rc = lw_error_path(d, LW_EFORMAT, origin, "member '%s' claims %lld bytes",
+                         name, (long long)size);
       break;
     }
     /* Read the whole member: libarchive streams, and most members are small
@@ -157,8 +156,7 @@ static int walk(const char *archive, struct walk *w) {
     archive_read_support_format_ar(a);
     struct archive_entry *ent;
     if (archive_read_open_memory(a, file.data, file.len) != ARCHIVE_OK)
-      rc = lw_error_path(d, LW_EFORMAT, archive, "%s",
-                         archive_error_string(a));
+      rc = lw_error_path(d, LW_EFORMAT, archive, "%s", archive_error_string(a));
     while (!rc && !w->found &&
            archive_read_next_header(a, &ent) == ARCHIVE_OK) {
       const char *name = archive_entry_pathname(ent);

@@ -78,8 +78,8 @@ static int scan_coff(struct ex_set *set, const unsigned char *buf, size_t len,
     return lw_error_path(d, LW_EFORMAT, origin,
                          "not a valid COFF object: a section's data or name "
                          "lies outside the file");
-  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)buf, len, origin, 0);
+  LLVMMemoryBufferRef mb =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)buf, len, origin, 0);
   if (!mb)
     return lw_error(d, LW_ENOMEM, "out of memory");
   char *msg = NULL;

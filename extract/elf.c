@@ -31,8 +31,8 @@ static int scan_section(struct ex_set *set, const unsigned char *buf,
                         int linked, const char *origin, struct lw_diag *d) {
   int offloading = sh->sh_type == SHT_LLVM_OFFLOADING ||
                    (name && strcmp(name, ".llvm.offloading") == 0);
-  int bundle = name && strncmp(name, bundle_prefix,
-                               sizeof bundle_prefix - 1) == 0;
+  int bundle =
+      name && strncmp(name, bundle_prefix, sizeof bundle_prefix - 1) == 0;
   if (!offloading && !bundle)
     return 0;
   if (sh->sh_type == SHT_NOBITS)
@@ -86,9 +86,9 @@ static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
                        elf_errmsg(-1));
   /* libelf shows a section table that lies past the end as no sections at
    * all; such a file is broken, not free of device code. */
-  else if (eh.e_shoff > len || (shnum && (eh.e_shentsize == 0 ||
-                                          shnum > (len - eh.e_shoff) /
-                                                      eh.e_shentsize)))
+  else if (eh.e_shoff > len ||
+           (shnum && (eh.e_shentsize == 0 ||
+                      shnum > (len - eh.e_shoff) / eh.e_shentsize)))
     rc = lw_error_path(d, LW_EFORMAT, origin,
                        "section header table runs past the end of the file");
   for (Elf_Scn *scn = NULL; !rc && (scn = elf_nextscn(e, scn)) != NULL;) {
@@ -128,15 +128,21 @@ const char *ex_elf_triple(const char *path) {
     return NULL;
   int is64 = h[EI_CLASS] == ELFCLASS64, le = h[EI_DATA] == ELFDATA2LSB;
   switch (eh.e_machine) {
-  case EM_X86_64: return is64 ? "x86_64-pc-linux-gnu" : "x86_64-pc-linux-gnux32";
-  case EM_386: return "i386-pc-linux-gnu";
+  case EM_X86_64:
+    return is64 ? "x86_64-pc-linux-gnu" : "x86_64-pc-linux-gnux32";
+  case EM_386:
+    return "i386-pc-linux-gnu";
   case EM_AARCH64:
     return le ? "aarch64-unknown-linux-gnu" : "aarch64_be-unknown-linux-gnu";
-  case EM_ARM: return "arm-unknown-linux-gnueabi";
+  case EM_ARM:
+    return "arm-unknown-linux-gnueabi";
   case EM_PPC64:
     return le ? "powerpc64le-unknown-linux-gnu" : "powerpc64-unknown-linux-gnu";
-  case EM_RISCV: return is64 ? "riscv64-unknown-linux-gnu" : "riscv32-unknown-linux-gnu";
-  case EM_S390: return "s390x-unknown-linux-gnu";
-  default: return NULL;
+  case EM_RISCV:
+    return is64 ? "riscv64-unknown-linux-gnu" : "riscv32-unknown-linux-gnu";
+  case EM_S390:
+    return "s390x-unknown-linux-gnu";
+  default:
+    return NULL;
   }
 }

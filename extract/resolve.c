@@ -37,8 +37,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gelf.h>
-#include <pthread.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -51,7 +51,7 @@ struct member {
   const unsigned char *data;
   size_t size, header;
   int included, loaded;
-  int no_device; /* read, and it holds no device image */
+  int no_device;         /* read, and it holds no device image */
   struct lw_strvec defs; /* host symbols it defines (loaded lazily) */
 };
 
@@ -162,13 +162,11 @@ static int add_member(struct archive_in *a, const char *name,
 /* Calls `cb` for each member of a regular (GNU or BSD) archive, enumerated
  * with libarchive; the data of each is found in place after its 60-byte
  * header (and, in the BSD format, after its "#1/<n>" name). */
-typedef int (*member_cb)(void *ctx, const char *name,
-                         const unsigned char *data, size_t size,
-                         size_t header);
+typedef int (*member_cb)(void *ctx, const char *name, const unsigned char *data,
+                         size_t size, size_t header);
 
-static int walk_members(const char *path, const unsigned char *buf,
-                        size_t len, member_cb cb, void *ctx,
-                        struct lw_diag *d) {
+static int walk_members(const char *path, const unsigned char *buf, size_t len,
+                        member_cb cb, void *ctx, struct lw_diag *d) {
   struct archive *ar = archive_read_new();
   if (!ar)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -286,8 +284,8 @@ static int load_defs(struct resolver *r, struct archive_in *a,
   char *origin;
   int rc = member_open(r, a, m, &origin);
   if (!rc && m->size)
-    rc = ex__read_symbols(m->data, m->size, origin, collect_def, &m->defs,
-                          r->d);
+    rc =
+        ex__read_symbols(m->data, m->size, origin, collect_def, &m->defs, r->d);
   free(origin);
   return rc == LW_ENOMEM ? lw_error(r->d, rc, "out of memory") : rc;
 }
@@ -331,8 +329,7 @@ static int open_archive(struct resolver *r, const char *path,
   memset(a, 0, sizeof *a);
   a->path = path;
   a->thin = memcmp(buf, "!<thin>\n", 8) == 0;
-  int rc = a->thin ? ex__thin_members(buf, len, path, add_thin_member, a,
-                                      r->d)
+  int rc = a->thin ? ex__thin_members(buf, len, path, add_thin_member, a, r->d)
                    : list_members(a, buf, len, r->d);
   if (!rc && !a->thin)
     rc = read_index(a, buf, len, r->d);
@@ -442,8 +439,8 @@ static int first_bytes_say_device(void *ctx, const char *name,
   (void)ctx;
   (void)name;
   (void)header;
-  static const char *const magics[] = {"\x10\xff\x10\xad", "CCOB",
-                                       "BC\xc0\xde", "\xde\xc0\x17\x0b"};
+  static const char *const magics[] = {"\x10\xff\x10\xad", "CCOB", "BC\xc0\xde",
+                                       "\xde\xc0\x17\x0b"};
   if (size < 8)
     return 0;
   for (size_t i = 0; i < LW_ARRAY_SIZE(magics); i++)
@@ -467,8 +464,7 @@ static int may_hold_device_code(const unsigned char *buf, size_t len) {
  * archive is searched for device code (`device`). */
 static void prescan_one(const struct ex_link_input *in, struct prescan *p,
                         int *device) {
-  p->rc = ex__map_file(&p->set, in->path, in->path, &p->buf, &p->len,
-                       &p->diag);
+  p->rc = ex__map_file(&p->set, in->path, in->path, &p->buf, &p->len, &p->diag);
   if (p->rc || p->len < 8)
     return;
   if (memcmp(p->buf, "!<arch>\n", 8) == 0 ||
@@ -488,8 +484,7 @@ static void prescan_one(const struct ex_link_input *in, struct prescan *p,
 }
 
 /* Second pass, when archives may hold device code: an object's symbols. */
-static void prescan_symbols(const struct ex_link_input *in,
-                            struct prescan *p) {
+static void prescan_symbols(const struct ex_link_input *in, struct prescan *p) {
   if (p->rc || p->archive || p->len < 8)
     return;
   p->rc = ex__read_symbols(p->buf, p->len, in->path, collect_sym, &p->syms,

@@ -16,8 +16,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -145,8 +145,7 @@ int lw_graph_add_dep(struct lw_graph *g, struct lw_job *user,
     return 0;
   if (user->state != PENDING)
     LW_BUG("dependency added to a job that already started");
-  if (lw_grow(&dep->users, dep->nusers, &dep->capusers, sizeof *dep->users,
-              4))
+  if (lw_grow(&dep->users, dep->nusers, &dep->capusers, sizeof *dep->users, 4))
     return LW_ENOMEM;
   dep->users[dep->nusers++] = user;
   user->nblock++;
@@ -180,8 +179,7 @@ static void describe(struct lw_graph *g, struct lw_job *j) {
   int rc = 0;
   if (j->argv.n) {
     for (size_t i = 0; !rc && i < j->argv.n; i++)
-      rc = (i ? lw_buf_append(&b, " ", 1) : 0) ||
-           quote_arg(&b, j->argv.v[i]);
+      rc = (i ? lw_buf_append(&b, " ", 1) : 0) || quote_arg(&b, j->argv.v[i]);
   } else {
     const char *what = j->what ? j->what : j->kind->name;
     const char *where = j->kind->fork_run ? "forked: " : "in-process: ";
@@ -266,8 +264,7 @@ static void long_end(struct lw_graph *g, struct lw_job *j, int ok) {
   char time[32];
   elapsed(now_us(g) - j->start_us, time, sizeof time);
   if (ok)
-    fprintf(g->opt.log, "fatlink: finished: %s after %s\n", long_what(j),
-            time);
+    fprintf(g->opt.log, "fatlink: finished: %s after %s\n", long_what(j), time);
   fflush(g->opt.log);
 }
 
@@ -487,13 +484,14 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
     p->timer.data = p;
     p->timing = 1;
     p->open_handles++;
-    uv_timer_start(&p->timer, on_timeout,
-                   (uint64_t)g->opt.tool_timeout * 1000, 0);
+    uv_timer_start(&p->timer, on_timeout, (uint64_t)g->opt.tool_timeout * 1000,
+                   0);
   }
   return 0;
 }
 
-/* ---- forked jobs ---------------------------------------------------------- */
+/* ---- forked jobs ----------------------------------------------------------
+ */
 
 static void forked_closed(uv_handle_t *h) {
   struct forked *f = h->data;
@@ -511,8 +509,9 @@ static void forked_closed(uv_handle_t *h) {
     j->kind->fork_failed(j);
   const char *what = j->what ? j->what : j->kind->name;
   if (WIFSIGNALED(status)) {
-    rc = lw_error(&j->diag, LW_ETOOL, "%s: its process was killed by signal "
-                                      "%d",
+    rc = lw_error(&j->diag, LW_ETOOL,
+                  "%s: its process was killed by signal "
+                  "%d",
                   what, WTERMSIG(status));
   } else if (!ok) {
     char line[300];
@@ -709,8 +708,7 @@ static int slot_free(struct lw_graph *g) {
  * that must wait; then gives back the tokens no running job needs. */
 static void start_ready(struct lw_graph *g) {
   struct lw_job **link = &g->ready;
-  while (!g->failed && *link &&
-         (g->opt.dry_run || g->running < g->opt.jobs)) {
+  while (!g->failed && *link && (g->opt.dry_run || g->running < g->opt.jobs)) {
     struct lw_job *j = *link;
     if (!can_start(g, j)) {
       link = &j->next_ready;
@@ -766,8 +764,9 @@ int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
   for (struct lw_job *j = g->all; j; j = j->next_all, tid++) {
     if (j->state != DONE || j->end_us - j->start_us < grain_us)
       continue;
-    fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
-               "\"ts\":%.0f,\"dur\":%.0f}",
+    fprintf(f,
+            "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
+            "\"ts\":%.0f,\"dur\":%.0f}",
             first ? "" : ",", j->kind->name, tid, j->start_us,
             j->end_us - j->start_us);
     first = 0;

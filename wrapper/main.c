@@ -43,8 +43,7 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   if (!o->dry_run)
     l->js = lw_jobserver_open(o->verbose);
   int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
-  if (!rc && o->as_linker && !o->dry_run &&
-      !lw_as_linker_needs_work(&l->set)) {
+  if (!rc && o->as_linker && !o->dry_run && !lw_as_linker_needs_work(&l->set)) {
     l->host_only = 1;
     return 0;
   }
@@ -62,7 +61,7 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   }
   static const struct lw_planner *const planners[] = {
       &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_planner,
-      &lw_omp_planner, &lw_cuda_planner, &lw_hip_planner};
+      &lw_omp_planner,  &lw_cuda_planner,      &lw_hip_planner};
   if (!rc)
     rc = lw_plan_build(l->g, o, &l->set, planners, LW_ARRAY_SIZE(planners),
                        &l->plan, d);

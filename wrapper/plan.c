@@ -39,7 +39,8 @@ void lw__warn(struct lw_plan *p, const char *fmt, ...) {
   lw_buf_append(&p->warnings, "\n", 1);
 }
 
-/* ---- wrap and host link ---------------------------------------------------- */
+/* ---- wrap and host link ----------------------------------------------------
+ */
 
 static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
@@ -58,8 +59,8 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
    * critical path (2 workers: 0.83 -> 0.74 s without it, peak 85 -> 90
    * MB). */
   dl_release();
-  j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s",
-                         p->n, p->o->host_triple);
+  j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s", p->n,
+                         p->o->host_triple);
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
   if (rc)
     return rc;
@@ -135,8 +136,10 @@ static int wrap_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   return 0;
 }
 
-static const struct lw_job_kind wrap_kind = {
-    .name = "wrap", .prepare = wrap_prepare, .run = wrap_run, .done = wrap_done};
+static const struct lw_job_kind wrap_kind = {.name = "wrap",
+                                             .prepare = wrap_prepare,
+                                             .run = wrap_run,
+                                             .done = wrap_done};
 
 static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
                              struct lw_diag *d) {
@@ -149,7 +152,8 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
   free(p->host_link_env);
   p->host_link_env = lw_as_linker_chain_env(p->o->argv0, p->o->linker_path);
   j->env_set = p->host_link_env;
-  if (!p->host_link_env || lw_host_link_argv(p->o, lw_tmp_path(p->out_tmp),
+  if (!p->host_link_env ||
+      lw_host_link_argv(p->o, lw_tmp_path(p->out_tmp),
                         p->wrapper_obj ? lw_tmp_path(p->wrapper_obj) : NULL,
                         &j->argv))
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -332,7 +336,8 @@ static int lookup_done(struct lw_graph *g, struct lw_job *j,
 static const struct lw_job_kind lookup_kind = {
     .name = "cache-lookup", .run = lookup_run, .done = lookup_done};
 
-/* ---- building the plan ----------------------------------------------------- */
+/* ---- building the plan -----------------------------------------------------
+ */
 
 /* An image without an arch (bundles of the old model) is generic code. */
 static const char *arch_of(const struct ex_image *img) {
@@ -388,8 +393,9 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
      * own wrapper; linking it again would register it twice. */
     if (img->linked) {
       if (o->verbose)
-        fprintf(stderr, "fatlink: skipping %s image for '%s' in linked file "
-                        "'%s'\n",
+        fprintf(stderr,
+                "fatlink: skipping %s image for '%s' in linked file "
+                "'%s'\n",
                 ex_offload_kind_name(img->offload_kind), img->triple,
                 img->origin);
       continue;
@@ -401,8 +407,7 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
       fprintf(stderr, "fatlink: device image %s for '%s' from '%s'\n",
               ex_offload_kind_name(img->offload_kind), img->triple,
               img->origin);
-    const struct ex_image **ni =
-        realloc(t->imgs, (t->nimgs + 1) * sizeof *ni);
+    const struct ex_image **ni = realloc(t->imgs, (t->nimgs + 1) * sizeof *ni);
     if (!ni)
       return lw_error(d, LW_ENOMEM, "out of memory");
     t->imgs = ni;
