@@ -490,8 +490,7 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   return 0;
 }
 
-/* ---- forked jobs ----------------------------------------------------------
- */
+/* ---- forked jobs ------------------------------------------------------- */
 
 static void forked_closed(uv_handle_t *h) {
   struct forked *f = h->data;
@@ -509,9 +508,7 @@ static void forked_closed(uv_handle_t *h) {
     j->kind->fork_failed(j);
   const char *what = j->what ? j->what : j->kind->name;
   if (WIFSIGNALED(status)) {
-    rc = lw_error(&j->diag, LW_ETOOL,
-                  "%s: its process was killed by signal "
-                  "%d",
+    rc = lw_error(&j->diag, LW_ETOOL, "%s: its process was killed by signal %d",
                   what, WTERMSIG(status));
   } else if (!ok) {
     char line[300];

@@ -39,8 +39,7 @@ void lw__warn(struct lw_plan *p, const char *fmt, ...) {
   lw_buf_append(&p->warnings, "\n", 1);
 }
 
-/* ---- wrap and host link ----------------------------------------------------
- */
+/* ---- wrap and host link -------------------------------------------------- */
 
 static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
@@ -263,8 +262,7 @@ int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
   return lw_read_file(lw_tmp_path(t->out_tmp), &t->image, d);
 }
 
-/* ---- the whole device side from the cache ---------------------------------
- */
+/* ---- the whole device side from the cache -------------------------------- */
 
 /* Each target's first job (they add the rest as they learn more), into
  * firsts[] (p->n of them at most); *n counts them. */
@@ -336,8 +334,7 @@ static int lookup_done(struct lw_graph *g, struct lw_job *j,
 static const struct lw_job_kind lookup_kind = {
     .name = "cache-lookup", .run = lookup_run, .done = lookup_done};
 
-/* ---- building the plan -----------------------------------------------------
- */
+/* ---- building the plan --------------------------------------------------- */
 
 /* An image without an arch (bundles of the old model) is generic code. */
 static const char *arch_of(const struct ex_image *img) {
