@@ -107,13 +107,21 @@ static char *search_path(const char *name) {
   return NULL;
 }
 
-/* The linker name fatlink's own name asks for: "ld" or "ld.<flavour>". */
-static const char *wanted_name(const char *argv0) {
+/* The linker name fatlink's own name is: "ld" or "ld.<flavour>", or NULL. */
+static const char *ld_name(const char *argv0) {
   const char *base = strrchr(argv0, '/');
   base = base ? base + 1 : argv0;
   if (strcmp(base, "ld") == 0 || strncmp(base, "ld.", 3) == 0)
     return base;
-  return "ld";
+  return NULL;
+}
+
+int lw_as_linker_named(const char *argv0) { return ld_name(argv0) != NULL; }
+
+/* The linker name fatlink's own name asks for. */
+static const char *wanted_name(const char *argv0) {
+  const char *name = ld_name(argv0);
+  return name ? name : "ld";
 }
 
 static int find_linker(const char *argv0, char **out, struct lw_diag *d) {
@@ -238,7 +246,8 @@ int lw_as_linker_exec(const struct lw_options *o, struct lw_diag *d) {
   char *chain = lw_as_linker_chain_env(o->argv0, o->linker_path);
   int oom = !chain || setenv(chain_var, chain + sizeof chain_var, 1) != 0 ||
             lw_strvec_push(&argv, o->linker_path) ||
-            (o->long_version && lw_strvec_push(&argv, "--version"));
+            (o->long_version && lw_strvec_push(&argv, "--version")) ||
+            (o->help && lw_strvec_push(&argv, "--help"));
   for (size_t i = 0; !oom && i < o->linker_args.n; i++)
     oom = lw_strvec_push(&argv, o->linker_args.v[i]);
   free(chain);

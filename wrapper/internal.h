@@ -95,6 +95,8 @@ int lw_as_linker_check_loop(const char *argv0, struct lw_diag *d);
  * triple (-m, the inputs, else the build's). Checks --linker-path is not
  * fatlink itself otherwise. */
 int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d);
+/* Does fatlink run under a linker's name (ld, ld.<flavour>)? */
+int lw_as_linker_named(const char *argv0);
 /* "FATLINK_HOST_LINK=<argv0> -> <linker>", for the host linker's
  * environment (malloc'd), or NULL. */
 char *lw_as_linker_chain_env(const char *argv0, const char *linker);

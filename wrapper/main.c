@@ -93,9 +93,14 @@ int main(int argc, char **argv) {
   int rc = lw_options_parse(argc, argv, &o, &d);
   if (!rc)
     rc = lw_as_linker_check_loop(o.argv0, &d);
-  if (!rc && !o.help && !o.emit_fatbin_only)
+  /* Under a linker's name, --help is the real linker's too (configure
+   * scripts grep `ld --help` for the options it knows). */
+  int linker_help = o.help && lw_as_linker_named(o.argv0);
+  if (!rc && (!o.help || linker_help) && !o.emit_fatbin_only)
     rc = lw_as_linker_setup(&o, &d);
-  if (!rc && o.help) {
+  if (!rc && linker_help) {
+    rc = lw_as_linker_exec(&o, &d);
+  } else if (!rc && o.help) {
     lw_options_help(stdout);
   } else if (!rc && o.version) {
     fprintf(stderr, "fatlink version %s (LLVM %s)%s%s\n", LW_VERSION,
