@@ -110,39 +110,24 @@ static int scan_elf(struct ex_set *set, const unsigned char *buf, size_t len,
 
 const struct ex__format ex__format_elf = {"ELF", match_elf, scan_elf};
 
-const char *ex_elf_triple(const char *path) {
+int ex_elf_id(const char *path, struct ex_elf_id *id) {
   unsigned char h[sizeof(Elf64_Ehdr)];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return NULL;
+    return 0;
   ssize_t n = read(fd, h, sizeof h);
   close(fd);
   if (n < (ssize_t)sizeof(Elf32_Ehdr) || !match_elf(h, (size_t)n))
-    return NULL;
+    return 0;
   elf_version(EV_CURRENT);
   Elf *e = elf_memory((char *)h, (size_t)n);
   GElf_Ehdr eh;
   int ok = e && gelf_getehdr(e, &eh) != NULL;
   elf_end(e);
-  if (!ok)
-    return NULL;
-  int is64 = h[EI_CLASS] == ELFCLASS64, le = h[EI_DATA] == ELFDATA2LSB;
-  switch (eh.e_machine) {
-  case EM_X86_64:
-    return is64 ? "x86_64-pc-linux-gnu" : "x86_64-pc-linux-gnux32";
-  case EM_386:
-    return "i386-pc-linux-gnu";
-  case EM_AARCH64:
-    return le ? "aarch64-unknown-linux-gnu" : "aarch64_be-unknown-linux-gnu";
-  case EM_ARM:
-    return "arm-unknown-linux-gnueabi";
-  case EM_PPC64:
-    return le ? "powerpc64le-unknown-linux-gnu" : "powerpc64-unknown-linux-gnu";
-  case EM_RISCV:
-    return is64 ? "riscv64-unknown-linux-gnu" : "riscv32-unknown-linux-gnu";
-  case EM_S390:
-    return "s390x-unknown-linux-gnu";
-  default:
-    return NULL;
+  if (ok) {
+    id->machine = eh.e_machine;
+    id->is64 = h[EI_CLASS] == ELFCLASS64;
+    id->big_endian = h[EI_DATA] == ELFDATA2MSB;
   }
+  return ok;
 }

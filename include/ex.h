@@ -116,10 +116,14 @@ void ex_set_free(struct ex_set *set);
  * or EX_IMG_NONE. */
 unsigned ex_sniff_image_kind(const unsigned char *p, size_t n);
 
-/* The host triple an ELF file at `path` is for (its class, byte order and
- * machine, on Linux), or NULL when it is not ELF or the machine is not
- * known. */
-const char *ex_elf_triple(const char *path);
+/* What an ELF file is for: its e_machine, class and byte order. */
+struct ex_elf_id {
+  unsigned machine;
+  int is64, big_endian;
+};
+/* Reads the ELF header of the file at `path` into `id`: 1, or 0 when it is
+ * not an ELF file. */
+int ex_elf_id(const char *path, struct ex_elf_id *id);
 
 /* Name of an offload kind ("openmp", "sycl", ...) or "none". */
 const char *ex_offload_kind_name(unsigned kind);

@@ -15,6 +15,7 @@
 
 #include "ex.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,25 +46,40 @@ char *lw_as_linker_chain_env(const char *argv0, const char *linker) {
   return lw_xasprintf("%s=%s -> %s", chain_var, argv0, linker);
 }
 
-/* GNU ld's emulation names (-m) and the triples clang uses for them. */
+/* GNU ld's emulations (-m) on Linux: the ELF files each makes (e_machine,
+ * class, byte order) and the triple clang uses for it. */
 static const struct {
-  const char *emulation, *triple;
+  const char *emulation;
+  unsigned machine;
+  int is64, big_endian;
+  const char *triple;
 } emulations[] = {
-    {"elf_x86_64", "x86_64-pc-linux-gnu"},
-    {"elf32_x86_64", "x86_64-pc-linux-gnux32"},
-    {"elf_i386", "i386-pc-linux-gnu"},
-    {"aarch64linux", "aarch64-unknown-linux-gnu"},
-    {"aarch64linuxb", "aarch64_be-unknown-linux-gnu"},
-    {"armelf_linux_eabi", "arm-unknown-linux-gnueabi"},
-    {"elf64lppc", "powerpc64le-unknown-linux-gnu"},
-    {"elf64ppc", "powerpc64-unknown-linux-gnu"},
-    {"elf64lriscv", "riscv64-unknown-linux-gnu"},
-    {"elf64_s390", "s390x-unknown-linux-gnu"},
+    {"elf_x86_64", EM_X86_64, 1, 0, "x86_64-pc-linux-gnu"},
+    {"elf32_x86_64", EM_X86_64, 0, 0, "x86_64-pc-linux-gnux32"},
+    {"elf_i386", EM_386, 0, 0, "i386-pc-linux-gnu"},
+    {"aarch64linux", EM_AARCH64, 1, 0, "aarch64-unknown-linux-gnu"},
+    {"aarch64linuxb", EM_AARCH64, 1, 1, "aarch64_be-unknown-linux-gnu"},
+    {"armelf_linux_eabi", EM_ARM, 0, 0, "arm-unknown-linux-gnueabi"},
+    {"elf64lppc", EM_PPC64, 1, 0, "powerpc64le-unknown-linux-gnu"},
+    {"elf64ppc", EM_PPC64, 1, 1, "powerpc64-unknown-linux-gnu"},
+    {"elf64lriscv", EM_RISCV, 1, 0, "riscv64-unknown-linux-gnu"},
+    {"elf32lriscv", EM_RISCV, 0, 0, "riscv32-unknown-linux-gnu"},
+    {"elf64_s390", EM_S390, 1, 1, "s390x-unknown-linux-gnu"},
 };
 
 const char *lw_emulation_triple(const char *emulation) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(emulations); i++)
     if (strcmp(emulation, emulations[i].emulation) == 0)
+      return emulations[i].triple;
+  return NULL;
+}
+
+/* The triple of the emulation that makes ELF files like `id`, or NULL. */
+static const char *elf_triple(const struct ex_elf_id *id) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(emulations); i++)
+    if (emulations[i].machine == id->machine &&
+        emulations[i].is64 == id->is64 &&
+        emulations[i].big_endian == id->big_endian)
       return emulations[i].triple;
   return NULL;
 }
@@ -175,8 +191,11 @@ static const char *host_triple(const struct lw_options *o) {
   struct lw_diag ignore = {0};
   if (!lw_collect_inputs(la, &in, &ignore))
     for (size_t i = 0; !triple && i < in.n; i++)
-      if (in.v[i].item == EX_LINK_FILE)
-        triple = ex_elf_triple(in.v[i].path);
+      if (in.v[i].item == EX_LINK_FILE) {
+        struct ex_elf_id id;
+        if (ex_elf_id(in.v[i].path, &id))
+          triple = elf_triple(&id);
+      }
   lw_inputs_free(&in);
   return triple ? triple : LW_DEFAULT_TRIPLE;
 }
