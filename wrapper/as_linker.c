@@ -26,9 +26,6 @@
 #ifndef LW_LLVM_LIBDIR
 #define LW_LLVM_LIBDIR "/usr/lib/llvm-22/lib"
 #endif
-#ifndef LW_DEFAULT_TRIPLE
-#define LW_DEFAULT_TRIPLE "x86_64-pc-linux-gnu"
-#endif
 
 static const char chain_var[] = "FATLINK_HOST_LINK";
 
@@ -67,7 +64,8 @@ static const struct {
     {"elf64_s390", EM_S390, 1, 1, "s390x-unknown-linux-gnu"},
 };
 
-const char *lw_emulation_triple(const char *emulation) {
+/* The triple clang uses for GNU ld's emulation `emulation`, or NULL. */
+static const char *emulation_triple(const char *emulation) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(emulations); i++)
     if (strcmp(emulation, emulations[i].emulation) == 0)
       return emulations[i].triple;
@@ -181,7 +179,7 @@ static const char *host_triple(const struct lw_options *o) {
                     : strncmp(la->v[i], "-m", 2) == 0 && la->v[i][2]
                         ? la->v[i] + 2
                         : NULL;
-    const char *t = e ? lw_emulation_triple(e) : NULL;
+    const char *t = e ? emulation_triple(e) : NULL;
     if (t)
       triple = t;
   }
@@ -197,7 +195,7 @@ static const char *host_triple(const struct lw_options *o) {
           triple = elf_triple(&id);
       }
   lw_inputs_free(&in);
-  return triple ? triple : LW_DEFAULT_TRIPLE;
+  return triple ? triple : LW_DEFAULT_HOST_TRIPLE;
 }
 
 int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d) {

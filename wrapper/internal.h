@@ -11,6 +11,9 @@
 
 /* ---- options.c ---------------------------------------------------------- */
 
+/* The host a link is for when nothing says otherwise. */
+#define LW_DEFAULT_HOST_TRIPLE "x86_64-pc-linux-gnu"
+
 struct lw_options {
   const char *host_triple;
   const char *linker_path;
@@ -100,8 +103,6 @@ int lw_as_linker_named(const char *argv0);
 /* "FATLINK_HOST_LINK=<argv0> -> <linker>", for the host linker's
  * environment (malloc'd), or NULL. */
 char *lw_as_linker_chain_env(const char *argv0, const char *linker);
-/* The triple clang uses for GNU ld's emulation `emulation`, or NULL. */
-const char *lw_emulation_triple(const char *emulation);
 /* Adds the OpenMP runtime libraries to the link when `set` holds OpenMP
  * device code (as clang -fopenmp does). LW_ENOMEM on failure. */
 int lw_as_linker_runtime(struct lw_options *o, const struct ex_set *set);

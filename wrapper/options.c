@@ -594,7 +594,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   /* Without --linker-path, fatlink is the host linker: as_linker.c finds
    * the real one and the host triple. */
   if (!o->host_triple && (o->linker_path || o->emit_fatbin_only))
-    o->host_triple = "x86_64-pc-linux-gnu";
+    o->host_triple = LW_DEFAULT_HOST_TRIPLE;
   const char *env = getenv("FATLINK_CACHE_DIR");
   if (!o->cache_dir && env && *env)
     o->cache_dir = env;
