@@ -258,15 +258,28 @@ int lw_as_linker_needs_work(const struct ex_set *set) {
   return 0;
 }
 
+/* The real linker's command line when fatlink steps aside. */
+static int exec_argv(const struct lw_options *o, struct lw_strvec *argv) {
+  int oom = lw_strvec_push(argv, o->linker_path) ||
+            (o->long_version && lw_strvec_push(argv, "--version")) ||
+            (o->help && lw_strvec_push(argv, "--help"));
+  for (size_t i = 0; !oom && i < o->linker_args.n; i++)
+    oom = lw_strvec_push(argv, o->linker_args.v[i]);
+  return oom ? LW_ENOMEM : 0;
+}
+
+int lw_as_linker_can_exec(const struct lw_options *o) {
+  struct lw_strvec argv = {0};
+  int fits = !exec_argv(o, &argv) && lw_args_fit(&argv);
+  lw_strvec_free(&argv);
+  return fits;
+}
+
 int lw_as_linker_exec(const struct lw_options *o, struct lw_diag *d) {
   struct lw_strvec argv = {0};
   char *chain = lw_as_linker_chain_env(o->argv0, o->linker_path);
   int oom = !chain || setenv(chain_var, chain + sizeof chain_var, 1) != 0 ||
-            lw_strvec_push(&argv, o->linker_path) ||
-            (o->long_version && lw_strvec_push(&argv, "--version")) ||
-            (o->help && lw_strvec_push(&argv, "--help"));
-  for (size_t i = 0; !oom && i < o->linker_args.n; i++)
-    oom = lw_strvec_push(&argv, o->linker_args.v[i]);
+            exec_argv(o, &argv);
   free(chain);
   if (oom) {
     lw_strvec_free(&argv);

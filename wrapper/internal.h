@@ -108,6 +108,9 @@ char *lw_as_linker_chain_env(const char *argv0, const char *linker);
 int lw_as_linker_runtime(struct lw_options *o, const struct ex_set *set);
 /* Does `set` hold device code this link must build and register? */
 int lw_as_linker_needs_work(const struct ex_set *set);
+/* Does the real linker's command line fit execve? (Else the link goes
+ * through the job graph, which passes it as a response file.) */
+int lw_as_linker_can_exec(const struct lw_options *o);
 /* Replaces this process with the real linker on the user's arguments;
  * returns only on failure. */
 int lw_as_linker_exec(const struct lw_options *o, struct lw_diag *d);
@@ -122,6 +125,13 @@ int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
  * error) to `out`. */
 int lw_split_args(const char *what, const char *s, struct lw_strvec *out,
                   struct lw_diag *d);
+
+/* Does `argv` fit what execve takes (with our environment)? */
+int lw_args_fit(const struct lw_strvec *argv);
+/* Appends args[from..] to `out` as a response file quotes them (GNU rules:
+ * a backslash before blanks, quotes and backslashes), one a line. */
+int lw_response_file_text(const struct lw_strvec *args, size_t from,
+                          struct lw_buf *out);
 
 /* ---- inputs.c ----------------------------------------------------------- */
 

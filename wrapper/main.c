@@ -43,7 +43,8 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   if (!o->dry_run)
     l->js = lw_jobserver_open(o->verbose);
   int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
-  if (!rc && o->as_linker && !o->dry_run && !lw_as_linker_needs_work(&l->set)) {
+  if (!rc && o->as_linker && !o->dry_run && !lw_as_linker_needs_work(&l->set) &&
+      lw_as_linker_can_exec(o)) {
     l->host_only = 1;
     return 0;
   }

@@ -140,6 +140,30 @@ static const struct lw_job_kind wrap_kind = {.name = "wrap",
                                              .run = wrap_run,
                                              .done = wrap_done};
 
+/* A command line longer than the kernel takes (the user's own, expanded from
+ * response files, plus ours) goes to the linker as a response file. */
+static int host_link_respfile(struct lw_plan *p, struct lw_job *j,
+                              struct lw_diag *d) {
+  struct lw_buf text = {0};
+  int rc = lw_response_file_text(&j->argv, 1, &text)
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : lw_tmp_create("host-link", "rsp", &p->host_link_rsp, d);
+  if (!rc && !p->o->dry_run)
+    rc = lw_write_file(lw_tmp_path(p->host_link_rsp), text.data, text.len, d);
+  lw_buf_free(&text);
+  if (rc)
+    return rc;
+  struct lw_strvec argv = {0};
+  if (lw_strvec_push(&argv, j->argv.v[0]) ||
+      lw_strvec_pushf(&argv, "@%s", lw_tmp_path(p->host_link_rsp))) {
+    lw_strvec_free(&argv);
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  lw_strvec_free(&j->argv);
+  j->argv = argv;
+  return 0;
+}
+
 static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
                              struct lw_diag *d) {
   (void)g;
@@ -156,7 +180,7 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
                         p->wrapper_obj ? lw_tmp_path(p->wrapper_obj) : NULL,
                         &j->argv))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
+  return lw_args_fit(&j->argv) ? 0 : host_link_respfile(p, j, d);
 }
 
 static const struct lw_job_kind host_link_kind = {

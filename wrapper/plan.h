@@ -104,6 +104,7 @@ struct lw_plan {
   struct lw_tmp *wrapper_obj, *out_tmp;
   char *wrapped_ir;
   char *host_link_env; /* FATLINK_HOST_LINK=... for the host linker */
+  struct lw_tmp *host_link_rsp; /* its arguments, when too long for execve */
   /* Built in wrap's prepare, used by its run. */
   struct wrp_sycl_image *sycl;
   struct wrp_omp_image *omp;

@@ -3,12 +3,15 @@
  * escapes, a backslash outside quotes escapes the next character. A response
  * file may name others; nesting deeper than MAX_DEPTH is refused (it is
  * almost surely a cycle). Tool options given as one string (--gpu-tool-arg=)
- * are split into words by the same rules. */
+ * are split into words by the same rules. And the other way: whether a
+ * command line fits what the kernel takes, and the text of a response file
+ * for one that does not. */
 #include "internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { MAX_DEPTH = 16 };
 
@@ -96,6 +99,41 @@ int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
     int rc = expand(argv[i], out, 0, d);
     if (rc)
       return rc;
+  }
+  return 0;
+}
+
+int lw_args_fit(const struct lw_strvec *argv) {
+  /* execve refuses one string over 32 pages (MAX_ARG_STRLEN), and all of
+   * them with the environment over a quarter of the stack limit
+   * (_SC_ARG_MAX); half of that leaves room for what is not counted. */
+  long max = sysconf(_SC_ARG_MAX);
+  size_t limit = max > 0 ? (size_t)max / 2 : 64 * 1024, total = 0;
+  for (char **e = environ; *e; e++)
+    total += strlen(*e) + 1 + sizeof *e;
+  for (size_t i = 0; i < argv->n; i++) {
+    size_t n = strlen(argv->v[i]) + 1;
+    if (n >= 32 * 4096)
+      return 0;
+    total += n + sizeof *argv->v;
+  }
+  return total < limit;
+}
+
+int lw_response_file_text(const struct lw_strvec *args, size_t from,
+                          struct lw_buf *out) {
+  for (size_t i = from; i < args->n; i++) {
+    const char *a = args->v[i];
+    if (!*a && lw_buf_append(out, "''", 2))
+      return LW_ENOMEM;
+    for (; *a; a++) {
+      int special =
+          isspace((unsigned char)*a) || *a == '\\' || *a == '\'' || *a == '"';
+      if ((special && lw_buf_append(out, "\\", 1)) || lw_buf_append(out, a, 1))
+        return LW_ENOMEM;
+    }
+    if (lw_buf_append(out, "\n", 1))
+      return LW_ENOMEM;
   }
   return 0;
 }
