@@ -79,7 +79,7 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
       tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile, &msg,
       &mb);
   pthread_mutex_unlock(&emit_lock);
-  if (strncmp(m->triple, "spirv", 5) == 0 || strncmp(m->triple, "spir", 4) == 0)
+  if (spirv)
     m->emitted = 1;
   if (failed) {
     rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s", m->triple,

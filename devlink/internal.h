@@ -19,15 +19,16 @@ struct dl_module {
 /* A context's first error diagnostic, kept instead of printed (LLVM's
  * default handler exits on errors): LLVMContextSetDiagnosticHandler(ctx,
  * dl__capture_diag, &capture). */
-/* initarray.c: a native ELF object's constructor and destructor lists as
- * .init_array/.fini_array pointers (as clang emits them). LW_ENOMEM on
- * failure. */
-int dl__use_init_array(LLVMModuleRef mod, const char *triple);
-
 struct dl__diag_capture {
   char text[512];
 };
 void dl__capture_diag(LLVMDiagnosticInfoRef info, void *capture);
+
+/* ---- initarray.c -------------------------------------------------------- */
+
+/* A native ELF object's constructor and destructor lists as .init_array/
+ * .fini_array pointers (as clang emits them). LW_ENOMEM on failure. */
+int dl__use_init_array(LLVMModuleRef mod, const char *triple);
 
 /* ---- callgraph.c: a pointer set and reachability ------------------------ */
 

@@ -97,7 +97,10 @@ int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d);
 int lw_write_file(const char *path, const void *p, size_t n,
                   struct lw_diag *d);
 
-/* Is there an executable `tool` in a directory of PATH? */
+/* The first executable file `tool` in a directory of PATH (malloc'd), or
+ * NULL. */
+char *lw_find_on_path(const char *tool);
+/* Is there one? */
 int lw_on_path(const char *tool);
 
 /* What follows the last '/' of `path` (all of it when there is none). */

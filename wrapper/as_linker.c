@@ -103,24 +103,6 @@ static int is_self(const char *path) {
   return stat(exe, &self) == 0 && same_file(path, &self);
 }
 
-/* The first executable `name` on PATH, or NULL. */
-static char *search_path(const char *name) {
-  const char *path = getenv("PATH");
-  if (!path)
-    path = "/usr/bin:/bin";
-  while (*path) {
-    const char *end = strchr(path, ':');
-    size_t len = end ? (size_t)(end - path) : strlen(path);
-    char *p = lw_xasprintf("%.*s/%s", (int)len, len ? path : ".", name);
-    struct stat st;
-    if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
-      return p;
-    free(p);
-    path += len + (end != NULL);
-  }
-  return NULL;
-}
-
 /* The linker name fatlink's own name is: "ld" or "ld.<flavour>", or NULL. */
 static const char *ld_name(const char *argv0) {
   const char *base = strrchr(argv0, '/');
@@ -142,7 +124,7 @@ static int find_linker(const char *argv0, char **out, struct lw_diag *d) {
   const char *env = getenv("FATLINK_LINKER");
   const char *name = env && *env ? env : wanted_name(argv0);
   const char *from = env && *env ? "FATLINK_LINKER" : "PATH";
-  char *p = strchr(name, '/') ? strdup(name) : search_path(name);
+  char *p = strchr(name, '/') ? strdup(name) : lw_find_on_path(name);
   if (!p && strchr(name, '/'))
     return lw_error(d, LW_ENOMEM, "out of memory");
   if (!p)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *lw_strerror(int code) {
@@ -201,18 +202,28 @@ const char *lw_base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
-int lw_on_path(const char *tool) {
+char *lw_find_on_path(const char *tool) {
+  /* As execvp looks: an empty entry is the working directory. */
   const char *path = getenv("PATH");
-  while (path && *path) {
+  if (!path)
+    path = "/usr/bin:/bin";
+  while (*path) {
     size_t n = strcspn(path, ":");
-    char *p = lw_xasprintf("%.*s/%s", (int)n, path, tool);
-    int ok = p && n && access(p, X_OK) == 0;
+    char *p = lw_xasprintf("%.*s/%s", (int)n, n ? path : ".", tool);
+    struct stat st;
+    if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
+      return p;
     free(p);
-    if (ok)
-      return 1;
     path += n + (path[n] == ':');
   }
-  return 0;
+  return NULL;
+}
+
+int lw_on_path(const char *tool) {
+  char *p = lw_find_on_path(tool);
+  int found = p != NULL;
+  free(p);
+  return found;
 }
 
 void lw__bug(const char *file, int line, const char *msg) {

@@ -66,17 +66,7 @@ static void file_identity(struct lw_hash *h, const char *path) {
 }
 
 static void tool_identity(struct lw_hash *h, const char *tool) {
-  const char *path = getenv("PATH");
-  char *found = NULL;
-  for (const char *p = path ? path : ""; *p && !found;) {
-    size_t n = strcspn(p, ":");
-    char *cand = lw_xasprintf("%.*s/%s", (int)n, p, tool);
-    if (cand && access(cand, X_OK) == 0)
-      found = cand;
-    else
-      free(cand);
-    p += n + (p[n] == ':');
-  }
+  char *found = lw_find_on_path(tool);
   lw_hash_str(h, tool);
   file_identity(h, found);
   free(found);
