@@ -56,6 +56,79 @@ int dl__set_has(const struct dl__set *s, LLVMValueRef v) {
   return 0;
 }
 
+int dl__order_init(struct dl__order *o, LLVMModuleRef m) {
+  size_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    n++;
+  o->cap = 16;
+  while (o->cap < 2 * n)
+    o->cap *= 2;
+  o->fn = calloc(o->cap, sizeof *o->fn);
+  o->pos = calloc(o->cap, sizeof *o->pos);
+  if (!o->fn || !o->pos) {
+    dl__order_free(o);
+    return -1;
+  }
+  size_t k = 0, mask = o->cap - 1;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
+       f = LLVMGetNextFunction(f), k++) {
+    size_t i = hash_ptr(f) & mask;
+    while (o->fn[i])
+      i = (i + 1) & mask;
+    o->fn[i] = f;
+    o->pos[i] = k;
+  }
+  return 0;
+}
+
+void dl__order_free(struct dl__order *o) {
+  free(o->fn);
+  free(o->pos);
+  memset(o, 0, sizeof *o);
+}
+
+static size_t position(const struct dl__order *o, LLVMValueRef f) {
+  size_t mask = o->cap - 1;
+  for (size_t i = hash_ptr(f) & mask; o->fn[i]; i = (i + 1) & mask)
+    if (o->fn[i] == f)
+      return o->pos[i];
+  return SIZE_MAX;
+}
+
+struct placed {
+  size_t pos;
+  LLVMValueRef f;
+};
+
+static int by_pos(const void *a, const void *b) {
+  size_t x = ((const struct placed *)a)->pos;
+  size_t y = ((const struct placed *)b)->pos;
+  return (x > y) - (x < y);
+}
+
+int dl__fns_of(const struct dl__set *s, const struct dl__order *o,
+               struct dl__fns *out) {
+  struct placed *p = malloc((s->n ? s->n : 1) * sizeof *p);
+  out->v = malloc((s->n ? s->n : 1) * sizeof *out->v);
+  out->n = 0;
+  if (!p || !out->v) {
+    free(p);
+    free(out->v);
+    out->v = NULL;
+    return -1;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->v[i] && LLVMIsAFunction(s->v[i]))
+      p[n++] = (struct placed){position(o, s->v[i]), s->v[i]};
+  qsort(p, n, sizeof *p, by_pos);
+  for (size_t i = 0; i < n; i++)
+    out->v[i] = p[i].f;
+  out->n = n;
+  free(p);
+  return 0;
+}
+
 void dl__set_free(struct dl__set *s) {
   free(s->v);
   memset(s, 0, sizeof *s);

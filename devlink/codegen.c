@@ -12,6 +12,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +28,17 @@ void dl_init(void) {
   LLVMInitializeAllAsmPrinters();
 }
 
-/* LLVM 22's SPIR-V back end keeps process-wide mutable state: two
- * emissions at once corrupt each other's modules (names of one module's
- * functions appear in the other's SPIR-V, or the heap breaks). Emission is
- * therefore serialised - everything before it (linking, splitting,
- * properties) runs in parallel, and several modules are emitted in parallel
- * by forked worker processes (wrapper/plan_sycl.c) - and emitted modules
- * are kept alive (link.c). */
+/* LLVM 22's SPIR-V back end keeps process-wide mutable state
+ * (SPIRVModuleAnalysis's static MAI; llvm-project issue 160613): two
+ * emissions at once corrupt each other, and a module emitted after others
+ * in the same process may get ids of theirs (wrapper/plan_sycl.c says what
+ * and how the planner makes that safe). Emission is therefore serialised,
+ * and the process remembers whether it (or its parent before the fork)
+ * emitted SPIR-V: a process that has not is what the planner forks from. */
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int spirv_emitted;
+
+int dl_spirv_fresh(void) { return atomic_load(&spirv_emitted) == 0; }
 
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d) {
@@ -70,6 +74,8 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
   LLVMMemoryBufferRef mb = NULL;
   int rc = 0;
   int spirv = strncmp(m->triple, "spir", 4) == 0;
+  if (spirv)
+    atomic_store(&spirv_emitted, 1);
   if (!spirv && type == DL_OBJECT && dl__use_init_array(m->mod, m->triple)) {
     LLVMDisposeTargetMachine(tm);
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -79,8 +85,6 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
       tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile, &msg,
       &mb);
   pthread_mutex_unlock(&emit_lock);
-  if (spirv)
-    m->emitted = 1;
   if (failed) {
     rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s", m->triple,
                   msg ? msg : "");
@@ -91,7 +95,7 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
     if (rc)
       lw_error(d, rc, "out of memory");
     LLVMDisposeMemoryBuffer(mb);
-    if (!rc && m->emitted && type == DL_OBJECT) {
+    if (!rc && spirv && type == DL_OBJECT) {
       /* The back end's id order is not reproducible: canonicalise. */
       struct lw_buf spv = {out->data + before, out->len - before, 0};
       rc = dl__spirv_canonical_ids(&spv, d);

@@ -10,7 +10,6 @@ struct dl_module {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   char *triple;
-  int emitted; /* SPIR-V was emitted from it: keep it (see link.c) */
   int valid;   /* made by the IR linker from verified modules */
 };
 
@@ -40,6 +39,23 @@ struct dl__set {
 int dl__set_add(struct dl__set *s, LLVMValueRef v);
 int dl__set_has(const struct dl__set *s, LLVMValueRef v);
 void dl__set_free(struct dl__set *s);
+
+/* The functions of a set in module order: what the property sets of a
+ * group look at (once each, not the whole module's list per group). */
+struct dl__fns {
+  LLVMValueRef *v;
+  size_t n;
+};
+/* Positions of every function of a module. */
+struct dl__order {
+  LLVMValueRef *fn;
+  size_t *pos, cap;
+};
+int dl__order_init(struct dl__order *o, LLVMModuleRef m); /* 0 or -1 */
+void dl__order_free(struct dl__order *o);
+/* The functions of `s`, in the order `o` gives; 0 or -1 (memory). */
+int dl__fns_of(const struct dl__set *s, const struct dl__order *o,
+               struct dl__fns *out);
 
 /* Calls `fn` on every global variable, then every function, then every
  * alias of `m`, until it returns non-zero (which is returned). */
@@ -83,12 +99,12 @@ void dl__gattrs_free(struct dl__gattrs *a);
 /* ---- props.c ------------------------------------------------------------- */
 
 /* The property sets of the part of `mod` made of the functions and
- * variables in `only` whose entry points are group `gr`'s kernels and
- * exports; `ga` are the module's global variable attributes; `flags`
- * dl_split's. */
+ * variables in `only` (its functions `fns`, in module order) whose entry
+ * points are group `gr`'s kernels and exports; `ga` are the module's
+ * global variable attributes; `flags` dl_split's. */
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
-              const struct dl_group *gr, int opt_level,
-              const struct dl__gattrs *ga, unsigned flags,
+              const struct dl__fns *fns, const struct dl_group *gr,
+              int opt_level, const struct dl__gattrs *ga, unsigned flags,
               struct dl_props *out, struct lw_diag *d);
 
 /* The known property set `name[0..len)` (a string that outlives every
@@ -124,10 +140,10 @@ const char *dl__vf_set(LLVMValueRef f, unsigned *len);
 /* Is `f` a virtual function of another set than `vf_set` (NULL: of any
  * set)? Such a function is code of another image. */
 int dl__vf_foreign(LLVMValueRef f, const char *vf_set);
-/* SYCL/virtual functions of group `gr`, whose functions are those of `mod`
- * in `only`. 0 or LW_ENOMEM. */
-int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
-                 const struct dl_group *gr, struct dl_props *out);
+/* SYCL/virtual functions of group `gr`, whose functions are `fns`, in
+ * module order. 0 or LW_ENOMEM. */
+int dl__vf_props(const struct dl__fns *fns, const struct dl_group *gr,
+                 struct dl_props *out);
 
 /* ---- imports.c: a module keeps only its own code ----------------------- */
 
@@ -142,7 +158,7 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
  * expressions nothing uses aside), until none is left. */
 void dl__drop_unused(LLVMModuleRef m);
 
-/* ---- spirv_ids.c --------------------------------------------------------- */
+/* ---- spirv.c ------------------------------------------------------------- */
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */
 int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);

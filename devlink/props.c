@@ -148,19 +148,19 @@ static int unique(int64_t *v, int n) {
   return k;
 }
 
-/* The functions a module's properties look at: those of `mod` in `only`. */
-#define FOR_FUNCTIONS(f, mod, only)                                            \
-  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f;                         \
-       f = LLVMGetNextFunction(f))                                           \
-    if (dl__set_has(only, f))
+/* The functions a module's properties look at: the group's, in module
+ * order. */
+#define FOR_FUNCTIONS(f, fns)                                                  \
+  for (size_t fi_ = 0; fi_ < (fns)->n; fi_++)                                 \
+    for (LLVMValueRef f = (fns)->v[fi_]; f; f = NULL)
 
-static int requirements(LLVMModuleRef mod, const struct dl__set *only,
-                        const struct dl_group *gr, struct dl_props *out) {
+static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
+                        struct dl_props *out) {
   const struct lw_strvec *kernels = &gr->kernels;
   struct dl_propset *s = set(out, "SYCL/device requirements");
   int64_t aspects[256], targets[64], wg[8], v[64];
   int na = 0, nt = 0, nwg = -1, wgnd = -1, sg = -1;
-  FOR_FUNCTIONS(f, mod, only) {
+  FOR_FUNCTIONS(f, fns) {
     /* Another image's virtual functions, or a dummy image's, which do
      * nothing, use nothing here. */
     int n = gr->vf_dummy || dl__vf_foreign(f, gr->vf_set)
@@ -203,7 +203,7 @@ static int requirements(LLVMModuleRef mod, const struct dl__set *only,
   return rc;
 }
 
-static int per_function(LLVMModuleRef mod, const struct dl__set *only,
+static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
                         const struct lw_strvec *kernels, int opt_level,
                         struct dl_props *out) {
   struct dl_propset *names = set(out, "SYCL/kernel names");
@@ -211,7 +211,7 @@ static int per_function(LLVMModuleRef mod, const struct dl__set *only,
   int rc = 0, misc_opt = -1;
   char key[1024];
   int64_t v[8];
-  FOR_FUNCTIONS(f, mod, only) {
+  FOR_FUNCTIONS(f, fns) {
     if (rc)
       break;
     size_t len;
@@ -312,11 +312,10 @@ static int device_globals(const struct dl__set *only,
 
 /* The SYCL_EXTERNAL functions the module leaves to other images: those it
  * only declares, and those it will (imports.c). */
-static int imported(LLVMModuleRef mod, const struct dl__set *only,
-                    const struct dl_group *gr, unsigned flags,
-                    struct dl_props *out) {
+static int imported(const struct dl__fns *fns, const struct dl_group *gr,
+                    unsigned flags, struct dl_props *out) {
   int rc = 0;
-  FOR_FUNCTIONS(f, mod, only) {
+  FOR_FUNCTIONS(f, fns) {
     size_t len;
     if (!rc && (LLVMIsDeclaration(f) || dl__foreign(f, gr, flags)) &&
         dl__importable(f))
@@ -327,24 +326,24 @@ static int imported(LLVMModuleRef mod, const struct dl__set *only,
 }
 
 int dl__props(LLVMModuleRef mod, const struct dl__set *only,
-              const struct dl_group *gr, int opt_level,
-              const struct dl__gattrs *ga, unsigned flags,
+              const struct dl__fns *fns, const struct dl_group *gr,
+              int opt_level, const struct dl__gattrs *ga, unsigned flags,
               struct dl_props *out, struct lw_diag *d) {
   const struct lw_strvec *kernels = &gr->kernels;
   memset(out, 0, sizeof *out);
-  int rc = requirements(mod, only, gr, out);
+  int rc = requirements(fns, gr, out);
   if (!rc)
-    rc = per_function(mod, only, kernels, opt_level, out);
+    rc = per_function(mod, fns, kernels, opt_level, out);
   /* The runtime watches for a failed assert after these kernels run. */
   for (size_t i = 0; !rc && i < gr->asserts.n; i++)
     rc = u32(set(out, "SYCL/assert used"), gr->asserts.v[i], 1);
   if (!rc && (flags & DL_EMIT_IMPORTED))
-    rc = imported(mod, only, gr, flags, out);
+    rc = imported(fns, gr, flags, out);
   for (size_t i = 0; !rc && (flags & DL_EMIT_EXPORTED) && i < gr->exports.n;
        i++)
     rc = u32(set(out, "SYCL/exported symbols"), gr->exports.v[i], 1);
   if (!rc)
-    rc = dl__vf_props(mod, only, gr, out);
+    rc = dl__vf_props(fns, gr, out);
   if (rc) {
     dl_props_free(out);
     return lw_error(d, rc, "out of memory");

@@ -382,13 +382,19 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   if (!rc)
     rc = variants(out, reach, flags, &from);
   struct dl__gattrs ga = {0};
-  if (!rc && out->n && dl__gattrs_read(m->mod, &ga))
+  struct dl__order order = {0};
+  if (!rc && out->n &&
+      (dl__gattrs_read(m->mod, &ga) || dl__order_init(&order, m->mod)))
     rc = LW_ENOMEM;
   for (size_t g = 0; !rc && g < out->n; g++) {
     const struct dl__set *r = &reach[from[g]];
+    struct dl__fns fns = {0};
     out->g[g].cost = instructions(r);
-    rc = dl__props(m->mod, r, &out->g[g], opt_level, &ga, flags,
-                   &out->g[g].props, d);
+    rc = dl__fns_of(r, &order, &fns)
+             ? lw_error(d, LW_ENOMEM, "out of memory")
+             : dl__props(m->mod, r, &fns, &out->g[g], opt_level, &ga, flags,
+                         &out->g[g].props, d);
+    free(fns.v);
     if (!rc && out->g[g].spec_mode)
       rc = dl__spec_layout(m->mod, r, &out->g[g], d);
   }
@@ -397,6 +403,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   free(reach);
   free(from);
   dl__gattrs_free(&ga);
+  dl__order_free(&order);
   if (rc) {
     dl_split_free(out);
     return rc == LW_ENOMEM ? lw_error(d, rc, "out of memory") : rc;
@@ -418,7 +425,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     *mp = NULL;
     return 0;
   }
-  if (bitcode_of(m->mod, &out->bitcode)) {
+  if (bitcode_of(m->mod, &out->bitcode) ||
+      (out->batch_size > 1 &&
+       !(out->batch = calloc(out->nbatches, sizeof *out->batch)))) {
     dl_split_free(out);
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
@@ -515,7 +524,9 @@ size_t dl_split_batch(const struct dl_split *s, size_t i) {
 }
 
 /* Batch b's module: what its groups keep, together. */
-static int make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
+int dl_split_make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
+  if (s->batch_size <= 1 || s->batch[b].len)
+    return 0;
   size_t first = b * s->batch_size, end = first + s->batch_size;
   if (end > s->n)
     end = s->n;
@@ -563,20 +574,19 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
     s->whole = NULL;
     return lower(s, i, out, d);
   }
+  if (i >= s->n || !s->bitcode.len)
+    return lw_error(d, LW_EINVAL, "module %zu of the split is gone", i);
   /* From the batch's module (a fraction of the linked one, so loading it
    * costs a fraction), made once per process that needs it. */
   int rc = 0;
   size_t b = dl_split_batch(s, i);
   const struct lw_buf *src = &s->bitcode;
   if (s->batch_size > 1) {
-    if (!s->batch && !(s->batch = calloc(s->nbatches, sizeof *s->batch)))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    if (!s->batch[b].len && (rc = make_batch(s, b, d)))
+    if ((rc = dl_split_make_batch(s, b, d)))
       return rc;
     src = &s->batch[b];
   }
-  /* The module gets a context of its own: an emitted module is kept with
-   * its context to the end (link.c). */
+  /* The module gets a context of its own, freed with it. */
   struct names keep = {s->g[i].keep.v, s->g[i].keep.n};
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
@@ -590,50 +600,8 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
   return lower(s, i, out, d);
 }
 
-/* LLVM 22's SPIR-V back end numbers basic-block labels through a table
- * keyed by MachineFunction address that lives as long as the process
- * (SPIRVModuleAnalysis's static MAI; llvm-project issue 160613): when a
- * module's MachineFunction lands where an earlier module's was, its labels
- * get the earlier module's ids. Such an id is either unused here (harmless:
- * ids are renumbered canonically) or taken or out of bounds - and the
- * canonicaliser rejects the module (LW_EBADOUT). It is then made again
- * while blocks of assorted sizes are held, so that this attempt's objects
- * land elsewhere; the held blocks go after it. */
-enum { EMIT_ATTEMPTS = 8 };
-
-int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
-                  const struct dl_emit_cache *cache, struct lw_buf *out,
-                  struct lw_diag *d) {
-  int retry = s->whole == NULL, rc;
-  void *hold[64 * EMIT_ATTEMPTS] = {0};
-  size_t nhold = 0;
-  for (int attempt = 0;; attempt++) {
-    struct dl_module *m = NULL;
-    out->len = 0;
-    rc = dl_split_module(s, i, &m, d);
-    int hit = 0;
-    if (!rc && attempt == 0 && cache && cache->lookup) {
-      struct lw_buf bc = {0};
-      if (bitcode_of(m->mod, &bc))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-      else
-        hit = cache->lookup(cache->ctx, bc.data, bc.len, out);
-      lw_buf_free(&bc);
-    }
-    if (!rc && !hit) {
-      rc = dl_codegen(m, opt_level, DL_OBJECT, out, d);
-      if (!rc && cache && cache->store)
-        cache->store(cache->ctx, out->data, out->len);
-    }
-    dl_module_free(m);
-    if (rc != LW_EBADOUT || !retry || attempt == EMIT_ATTEMPTS - 1)
-      break;
-    for (int k = 0; k < 64 && nhold < LW_ARRAY_SIZE(hold); k++)
-      hold[nhold++] = malloc((size_t)(32 * (k + 1) + 8 * attempt));
-  }
-  for (size_t k = 0; k < nhold; k++)
-    free(hold[k]);
-  return rc;
+int dl_module_bitcode(struct dl_module *m, struct lw_buf *out) {
+  return bitcode_of(m->mod, out);
 }
 
 void dl_split_free(struct dl_split *s) {

@@ -50,8 +50,8 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
-                 const struct dl_group *gr, struct dl_props *out) {
+int dl__vf_props(const struct dl__fns *fns, const struct dl_group *gr,
+                 struct dl_props *out) {
   if (gr->vf_set) {
     int rc = string_prop(out, "virtual-functions-set", gr->vf_set,
                          strlen(gr->vf_set));
@@ -66,10 +66,8 @@ int dl__vf_props(LLVMModuleRef mod, const struct dl__set *only,
   }
   struct lw_strvec used = {0};
   int rc = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(mod); !rc && f;
-       f = LLVMGetNextFunction(f)) {
-    if (!dl__set_has(only, f))
-      continue;
+  for (size_t k = 0; !rc && k < fns->n; k++) {
+    LLVMValueRef f = fns->v[k];
     /* The sets its code calls into, and those of the virtual functions it
      * names (a vtable: DPC++'s front end says so with calls-indirectly
      * too, where it sees the definitions). */

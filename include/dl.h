@@ -29,15 +29,24 @@ enum dl_filetype { DL_OBJECT, DL_ASSEMBLY };
 void dl_init(void);
 
 /* Parses every input and links them into one module for `triple`, in
- * order. Two strong definitions of one name are an error naming both
- * inputs. */
+ * order, on `threads` threads (1 or 2). Two strong definitions of one name
+ * are an error naming both inputs. */
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
-            struct dl_module **out, struct lw_diag *d);
+            int threads, struct dl_module **out, struct lw_diag *d);
 
-/* Compiles the module for its triple (SPIR-V for spirv*, native otherwise)
- * at `opt_level` 0-3 into `out`. */
+/* Compiles the module for its triple (SPIR-V for spirv*, with canonical
+ * ids; native otherwise) at `opt_level` 0-3 into `out`. LW_EBADOUT: the
+ * back end wrote SPIR-V that cannot be read (codegen.c says why it may). */
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d);
+
+/* Has this process (with what it inherited from its parent) emitted no
+ * SPIR-V yet? */
+int dl_spirv_fresh(void);
+
+/* Checks the SPIR-V module as spirv-val does: LW_EBADOUT and the
+ * validator's first line when it breaks a rule. */
+int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d);
 
 /* ---- property sets (props.c) --------------------------------------------- */
 
@@ -150,8 +159,8 @@ struct dl_split {
   struct dl_module *whole;  /* the linked module itself, when n <= 1 */
   size_t batch_size;        /* groups per batch (split.c), when n > 1 */
   size_t nbatches;
-  struct lw_buf *batch;     /* each batch's module as this process made
-                               it, on first use (nbatches) */
+  struct lw_buf *batch;     /* each batch's module, once made
+                               (nbatches, when batch_size > 1) */
   struct lw_strvec warnings; /* one line each, for the user */
   unsigned flags;            /* dl_split's */
 };
@@ -186,27 +195,18 @@ int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
  * modules pays for loading the linked module once per batch. */
 size_t dl_split_batch(const struct dl_split *s, size_t i);
 
+/* Makes batch b's module (once; nothing to do for batches of one group),
+ * so that the processes forked after share it. */
+int dl_split_make_batch(struct dl_split *s, size_t b, struct lw_diag *d);
+
 /* Builds group i's module, the same whichever process builds it and
- * whatever it built before; one thread at a time. */
+ * whatever it built before (making its batch's first if need be); one
+ * thread at a time. */
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d);
 
-/* A cache of emitted modules, by their bitcode: `lookup` gets the module's
- * bitcode before code generation and returns 1 when it put the SPIR-V in
- * `out` (nothing is generated then); `store` gets what was generated for
- * the bitcode last looked up. Either may be NULL. */
-struct dl_emit_cache {
-  int (*lookup)(void *ctx, const void *bitcode, size_t n, struct lw_buf *out);
-  void (*store)(void *ctx, const void *spirv, size_t n);
-  void *ctx;
-};
-
-/* Builds group i's module and emits its SPIR-V at `opt_level` into `out`
- * (see split.c for why a module may be made more than once), through
- * `cache` when not NULL. */
-int dl_split_emit(struct dl_split *s, size_t i, int opt_level,
-                  const struct dl_emit_cache *cache, struct lw_buf *out,
-                  struct lw_diag *d);
+/* The module's bitcode (a cache key), appended to `out`; LW_ENOMEM. */
+int dl_module_bitcode(struct dl_module *m, struct lw_buf *out);
 
 void dl_split_free(struct dl_split *s);
 
@@ -221,12 +221,8 @@ char *dl_print(struct dl_module *m);
 int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
                     struct dl_module **out);
 
-/* Frees the module and its context (one SPIR-V was emitted from is kept
- * until dl_release: LLVM 22's SPIR-V back end needs its objects to stay). */
+/* Frees the module and its context. */
 void dl_module_free(struct dl_module *m);
-
-/* Frees every kept module; call when nothing will be emitted any more. */
-void dl_release(void);
 
 /* Sets LLVM's process-wide options, once, before any job runs: fatlink's
  * own (codegen.c says which and why; one the user's list names is left to

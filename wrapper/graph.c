@@ -502,19 +502,13 @@ static void forked_closed(uv_handle_t *h) {
   lw_tmp_untrack_child(f->pid);
   free(f);
   j->runner = NULL;
-  int rc = 0;
-  int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (!ok && j->kind->fork_failed)
-    j->kind->fork_failed(j);
-  const char *what = j->what ? j->what : j->kind->name;
-  if (WIFSIGNALED(status)) {
-    rc = lw_error(&j->diag, LW_ETOOL, "%s: its process was killed by signal %d",
-                  what, WTERMSIG(status));
-  } else if (!ok) {
-    char line[300];
-    lw_error_line((const char *)j->out.data, j->out.len, line, sizeof line);
-    rc = lw_error(&j->diag, LW_ETOOL, "%s: %s", what,
-                  line[0] ? line : "its process failed");
+  struct lw_diag cd = {0};
+  int rc = lw_child_result(status, &j->out, &cd);
+  if (rc) {
+    if (j->kind->fork_failed)
+      j->kind->fork_failed(j);
+    rc = lw_error(&j->diag, rc, "%s: %s", j->what ? j->what : j->kind->name,
+                  cd.msg);
   }
   g->running--;
   finish(g, j, rc);
@@ -530,19 +524,6 @@ static void forked_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     uv_close((uv_handle_t *)s, forked_closed);
 }
 
-static void write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      _exit(1);
-    c += w;
-    n -= (size_t)w;
-  }
-}
-
 /* The child: runs the job, sends its result (or its error line) and exits
  * without the parent's exit handlers. */
 static void child(struct lw_job *j, int fd, const sigset_t *mask) {
@@ -550,13 +531,7 @@ static void child(struct lw_job *j, int fd, const sigset_t *mask) {
   lw_tmp_signals_restore(mask);
   struct lw_buf out = {0};
   struct lw_diag d = {0};
-  int rc = j->kind->fork_run(j, &out, &d);
-  if (rc)
-    write_all(fd, d.msg[0] ? d.msg : lw_strerror(rc),
-              strlen(d.msg[0] ? d.msg : lw_strerror(rc)));
-  else
-    write_all(fd, out.data, out.len);
-  _exit(rc ? 1 : 0);
+  lw_child_reply(fd, j->kind->fork_run(j, &out, &d), &out, &d);
 }
 
 static int fork_job(struct lw_graph *g, struct lw_job *j) {

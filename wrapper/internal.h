@@ -30,6 +30,7 @@ struct lw_options {
   struct lw_strvec device_libs; /* --sycl-device-libraries=, in order */
   const char *device_lib_dir;   /* --sycl-device-library-location= */
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
+  int sycl_emit_alone;          /* --sycl-emit-isolation=module */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */
   struct lw_strvec sycl_targets;    /* --sycl-targets=, in order */
   int targets_follow;               /* parsing: after --sycl-targets= */
@@ -298,6 +299,24 @@ void lw_jobserver_give(struct lw_jobserver *js);
 size_t lw_jobserver_held(const struct lw_jobserver *js);
 /* Gives every held token back and closes. */
 void lw_jobserver_close(struct lw_jobserver *js);
+
+/* ---- fresh.c: work in a child forked for it alone --------------------- */
+
+/* Runs fn(ctx, out, d) in a child process forked now from this
+ * (single-threaded) process, which exits after it and dies with it. 0 and
+ * the child's output in `out`; or the child's error code with its message
+ * in `d` and in `out` what it made before failing; LW_ETOOL when it was
+ * killed or died without a word. */
+int lw_fresh_call(int (*fn)(void *ctx, struct lw_buf *out, struct lw_diag *d),
+                  void *ctx, struct lw_buf *out, struct lw_diag *d);
+/* In a forked child: sends its result `rc` on `fd` (its output; or its
+ * error line, a NUL and its output) and exits with -rc. */
+void lw_child_reply(int fd, int rc, const struct lw_buf *out,
+                    const struct lw_diag *d) __attribute__((noreturn));
+/* In the parent, once the child's exit `status` is known and `out` holds
+ * all it sent: 0, or its error (message in `d`, `out` left with what it
+ * made). */
+int lw_child_result(int status, struct lw_buf *out, struct lw_diag *d);
 
 /* ---- graph.c ------------------------------------------------------------ */
 

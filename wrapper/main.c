@@ -8,7 +8,6 @@
 #include "ex.h"
 
 #include <llvm-c/ErrorHandling.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +84,6 @@ static void free_link(struct link *l) {
   lw_graph_free(l->g);
   lw_jobserver_close(l->js);
   ex_set_free(&l->set);
-  dl_release();
 }
 
 int main(int argc, char **argv) {
@@ -113,14 +111,12 @@ int main(int argc, char **argv) {
     rc = lw_as_linker_exec(&o, &d);
   int linking = !rc && !o.help && !(o.version && !o.verbose);
   if (linking) {
-    /* Jobs allocate on pool threads and free on others: one malloc arena
-     * lets a later job reuse what an earlier one freed (peak memory of an
-     * off-split link: 99 -> 94 MB). AOT compilers in process allocate all
-     * the time, and two of them on one arena run no faster than one (per
-     * kernel, 2 Intel GPUs, 2 jobs: 1.76 s on one arena, 0.95 s on
-     * glibc's default): when AOT is asked for, arenas are glibc's. */
-    if (!lw_options_want_aot(&o))
-      mallopt(M_ARENA_MAX, 1);
+    /* glibc's malloc arenas stay as they are (one per thread, about): the
+     * loop thread's own then holds little besides the plan, and the SYCL
+     * workers forked from that thread, and the child each forks for every
+     * module, allocate there - in fresh memory rather than in what the
+     * link's jobs freed, which each child would fault in page by page
+     * (400 units x 10 kernels, 2 workers: 10.4 s on one arena, 6.6 s). */
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);
     dl_init();
     LLVMInstallFatalErrorHandler(lw_tmp_fatal);

@@ -50,14 +50,6 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
     return j->what ? lw_tmp_create("wrapper", "o", &p->wrapper_obj, d)
                    : lw_error(d, LW_ENOMEM, "out of memory");
   }
-  /* Every SPIR-V module of this process is emitted by now (wrap waits for
-   * all of them): the ones kept for LLVM's SPIR-V back end can go before
-   * wrapping allocates anew, which then reuses their memory instead of
-   * fresh pages (100 realistic units in process: peak 106 -> 101 MB).
-   * Their pages stay with this process: malloc_trim cost 14-22 ms on the
-   * critical path (2 workers: 0.83 -> 0.74 s without it, peak 85 -> 90
-   * MB). */
-  dl_release();
   j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s", p->n,
                          p->o->host_triple);
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);

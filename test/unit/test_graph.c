@@ -203,7 +203,7 @@ static void test_tools(void) {
 }
 
 /* Forked jobs: what the child leaves in `out` comes back; a child's error
- * and a child's death are errors naming the job (after fork_failed may
+ * (its code and message) and a child's death are errors naming the job (after fork_failed may
  * reword it); a fork waits while an in-process job that uses LLVM runs. */
 struct forked_fake {
   const char *send; /* what the child sends */
@@ -259,7 +259,7 @@ static void test_forked(void) {
   CHECK(run_forked(&ok, msg, sizeof msg) == 0);
   CHECK(strcmp(forked_got, "hello from the child") == 0);
   struct forked_fake no = {"", 1};
-  CHECK(run_forked(&no, msg, sizeof msg) == LW_ETOOL);
+  CHECK(run_forked(&no, msg, sizeof msg) == LW_EINVAL); /* the child's */
   CHECK(strcmp(msg, "reworded: child says no") == 0);
   struct forked_fake die = {"", 2};
   CHECK(run_forked(&die, msg, sizeof msg) == LW_ETOOL);

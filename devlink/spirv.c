@@ -1,11 +1,21 @@
-/* spirv_ids.c - canonical SPIR-V ids. LLVM 22's SPIR-V back end numbers ids
+/* spirv.c - what is done to the SPIR-V LLVM's back end writes, through
+ * SPIRV-Tools (one file: its header defines a constant that two objects
+ * cannot both hold).
+ *
+ * Canonical ids. LLVM 22's SPIR-V back end numbers ids
  * in an order that depends on where objects happen to live in memory (seen:
  * the same module, emitted twice, with label ids swapped), so its output is
  * not reproducible by itself. Renumbering every id in order of first
  * appearance makes it so: SPIRV-Tools parses the module (spvBinaryParse
  * tells which operands are ids), and the words are rewritten in place, the
  * header's id bound last. Instruction order is the back end's and is
- * reproducible. */
+ * reproducible.
+ *
+ * Validation. Every module is checked before it is wrapped, by the
+ * validator spirv-val runs, with its defaults: the back end can write
+ * modules that read back but break the rules (an id defined twice, a label
+ * id taken from another module, llvm-project issue 160613); the
+ * renumbering catches only those it cannot parse. */
 #include "internal.h"
 
 #include <spirv-tools/libspirv.h>
@@ -87,5 +97,47 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
   spvContextDestroy(ctx);
   free(r.map);
   free(copy);
+  return rc;
+}
+
+/* Does the module declare (OpExtension) `ext`? */
+static int declares(const uint32_t *w, size_t n, const char *ext) {
+  size_t len = strlen(ext);
+  for (size_t at = 5; at < n;) {
+    size_t count = w[at] >> 16;
+    if (!count || count > n - at)
+      return 0;
+    if ((w[at] & 0xffff) == 10 /* OpExtension */ && (count - 1) * 4 > len &&
+        memcmp(w + at + 1, ext, len + 1) == 0)
+      return 1;
+    at += count;
+  }
+  return 0;
+}
+
+int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d) {
+  if (n % 4 || n < 20)
+    return lw_error(d, LW_EBADOUT, "SPIR-V module of %zu bytes", n);
+  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_validator_options opts = spvValidatorOptionsCreate();
+  spv_diagnostic diag = NULL;
+  spv_const_binary_t bin = {(const uint32_t *)(const void *)spv, n / 4};
+  int rc = 0;
+  if (!ctx || !opts)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  /* The validator of Debian 12 knows nothing of SPV_INTEL_function_pointers
+   * (a function named before its definition is "not defined"): such a
+   * module passes with what the renumbering checked (each id defined once,
+   * within the bound), which is what LLVM 22 breaks. */
+  else if (spvValidateWithOptions(ctx, opts, &bin, &diag) != SPV_SUCCESS &&
+           !declares(bin.code, bin.wordCount, "SPV_INTEL_function_pointers")) {
+    /* The validator's first line says what; the rest shows where. */
+    const char *why = diag && diag->error ? diag->error : "no reason given";
+    rc = lw_error(d, LW_EBADOUT, "invalid SPIR-V: %.*s",
+                  (int)strcspn(why, "\n"), why);
+  }
+  spvDiagnosticDestroy(diag);
+  spvValidatorOptionsDestroy(opts);
+  spvContextDestroy(ctx);
   return rc;
 }
