@@ -6,8 +6,8 @@
  *   sycl-worker  forked from this process after the split (each starts
  *                with the linked bitcode in memory: no start-up, no file);
  *                each takes the next batch of modules until none is left,
- *                makes the batch's bitcode and has a child forked for the
- *                batch build, emit and validate its modules (LLVM 22's
+ *                and has a child forked for the batch make its bitcode,
+ *                build, emit and validate its modules (LLVM 22's
  *                SPIR-V back end keeps state from one module to the next:
  *                "each module's SPIR-V" below says how that is made safe),
  *                and sends the SPIR-V back.
@@ -606,7 +606,12 @@ static int worker_run(struct lw_job *j, struct lw_buf *out,
     while (end < s->n && dl_split_batch(s, end) == p->order[k])
       end++;
     p->page->at[w->k] = first;
-    rc = dl_split_make_batch(s, p->order[k], d);
+    /* The batch's child makes the batch's bitcode (what that leaves
+     * behind would cost each later child a copy-on-write fault per page:
+     * 0.25 s of system time on the 4,000-kernel program); one child per
+     * module shares the worker's. */
+    if (alone)
+      rc = dl_split_make_batch(s, p->order[k], d);
     for (size_t i = first; !rc && i < end; i = alone ? i + 1 : end)
       rc = emit(t, i, alone ? i + 1 : end, 0, to_main, &tp, d);
   }
