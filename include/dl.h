@@ -161,6 +161,9 @@ struct dl_split {
   size_t nbatches;
   struct lw_buf *batch;     /* each batch's module, once made
                                (nbatches, when batch_size > 1) */
+  size_t super_size;        /* batches per super-batch, or 0 */
+  size_t nsupers;
+  struct lw_buf *super;     /* each super-batch's module, once made */
   struct lw_strvec warnings; /* one line each, for the user */
   unsigned flags;            /* dl_split's */
 };
@@ -194,6 +197,11 @@ int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
  * each batch's module once, so that a process that builds a batch's
  * modules pays for loading the linked module once per batch. */
 size_t dl_split_batch(const struct dl_split *s, size_t i);
+
+/* Makes super-batch k's module (once): batches' modules are then made
+ * from it, not from the linked module; threads may make different
+ * super-batches at once. */
+int dl_split_make_super(struct dl_split *s, size_t k, struct lw_diag *d);
 
 /* Makes batch b's module (once; nothing to do for batches of one group),
  * so that the processes forked after share it. */

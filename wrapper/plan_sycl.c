@@ -3,6 +3,8 @@
  *                split the kernels into groups (devlink/split.c). When it
  *                finishes it knows how many modules there are and adds the
  *                jobs that emit them: the graph grows, and wrap waits.
+ *   sycl-super   (in process, in parallel) with many batches, the modules
+ *                of super-batches, from which batches' modules are made.
  *   sycl-worker  forked from this process after the split (each starts
  *                with the linked bitcode in memory: no start-up, no file);
  *                each takes the next batch of modules until none is left,
@@ -666,6 +668,27 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
   return rc;
 }
 
+/* sycl-super: a super-batch's module, made here before the workers fork
+ * (in parallel; the batches' modules are made from them). */
+static int super_prepare(struct lw_graph *g, struct lw_job *j,
+                         struct lw_diag *d) {
+  (void)g;
+  struct worker *w = j->data;
+  const struct target *t = w->pool->t;
+  j->what = lw_xasprintf("the module of super-batch %zu of %zu of %s",
+                         w->k, t->split.nsupers, t->triple);
+  return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+}
+
+static int super_run(struct lw_job *j, struct lw_diag *d) {
+  struct worker *w = j->data;
+  return dl_split_make_super(&w->pool->t->split, w->k, d);
+}
+
+static const struct lw_job_kind super_kind = {
+    .name = "sycl-super", .prepare = super_prepare, .run = super_run,
+    .free_data = free};
+
 static const struct lw_job_kind worker_kind = {
     .name = "sycl-worker", .prepare = worker_prepare, .done = worker_done,
     .free_data = free, .fork_run = worker_run, .fork_failed = worker_failed};
@@ -859,15 +882,27 @@ static int add_workers(struct lw_graph *g, struct target *t,
     p->order[b] = b;
   qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
   free(cost);
-  for (size_t k = 0; k < nw; k++) {
+  size_t ns = s->nsupers;
+  struct lw_job **supers = calloc(ns ? ns : 1, sizeof *supers);
+  int rc = supers ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t k = 0; !rc && k < ns; k++) {
     struct worker *w = calloc(1, sizeof *w);
     if (w)
       *w = (struct worker){p, k};
-    struct lw_job *wj = w ? lw_graph_add(g, &worker_kind, w, NULL, 0) : NULL;
-    if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
-      return lw_error(d, LW_ENOMEM, "out of memory");
+    if (!w || !(supers[k] = lw_graph_add(g, &super_kind, w, NULL, 0)))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
-  return 0;
+  for (size_t k = 0; !rc && k < nw; k++) {
+    struct worker *w = calloc(1, sizeof *w);
+    if (w)
+      *w = (struct worker){p, k};
+    struct lw_job *wj =
+        w ? lw_graph_add(g, &worker_kind, w, supers, ns) : NULL;
+    if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  free(supers);
+  return rc;
 }
 
 /* One sycl-module job per group (in process, in order) or the workers;
