@@ -1,7 +1,8 @@
 /* plan.h - private to the plan files (plan.c: targets, wrap, host link;
  * plan_sycl.c, plan_openmp.c and plan_fpga.c: the device chains, through a
- * planner each; plan_aot.c: what SYCL modules become): the plan, its device
- * targets and what each offload kind's planner supplies. */
+ * planner each; plan_emit.c: each SYCL module's SPIR-V; plan_aot.c: what
+ * SYCL modules become): the plan, its device targets and what each offload
+ * kind's planner supplies. */
 #ifndef LW_PLAN_H
 #define LW_PLAN_H
 
@@ -134,6 +135,23 @@ struct lw_plan {
   struct lw_buf cached;   /* the registration object */
   struct lw_buf warnings; /* what the device side warned, to replay */
 };
+
+/* ---- plan_emit.c: each SYCL module's SPIR-V ------------------------------ */
+
+/* A module made: its SPIR-V goes to `deliver`. */
+typedef int (*lw__deliver_fn)(void *ctx, size_t i, const unsigned char *spv,
+                              size_t n, struct lw_diag *d);
+/* Modules [first, end) of t, each to `deliver` (and the cache): in rounds
+ * until every one is made (`here`: in this process, the link's only
+ * module). plan_emit.c says how. */
+int lw__sycl_emit(struct target *t, size_t first, size_t end, int here,
+                  lw__deliver_fn deliver, void *ctx, struct lw_diag *d);
+/* "k1, k2, k3 and 4 more" (the first `shown` names), malloc'd; NULL when
+ * out of memory (plan_aot.c). */
+char *lw__kernel_list(const struct lw_strvec *k, size_t shown);
+/* 8 bytes, little-endian. */
+int lw__put_u64(struct lw_buf *b, uint64_t v);
+uint64_t lw__get_u64(const unsigned char *p);
 
 /* A warning of the device side: printed, and kept for the cache. */
 void lw__warn(struct lw_plan *p, const char *fmt, ...)

@@ -370,16 +370,15 @@ static void requirements(const struct dl_props *props, struct aot_reqs *r,
   }
 }
 
-/* "k1, k2, k3 and 4 more" */
-static char *kernel_list(const struct lw_strvec *k) {
+char *lw__kernel_list(const struct lw_strvec *k, size_t shown) {
   struct lw_buf b = {0};
   int rc = 0;
-  for (size_t i = 0; !rc && i < k->n && i < 3; i++)
+  for (size_t i = 0; !rc && i < k->n && i < shown; i++)
     rc = (i ? lw_buf_append(&b, ", ", 2) : 0) ||
          lw_buf_append(&b, k->v[i], strlen(k->v[i]));
   char more[32] = "";
-  if (k->n > 3)
-    snprintf(more, sizeof more, " and %zu more", k->n - 3);
+  if (k->n > shown)
+    snprintf(more, sizeof more, " and %zu more", k->n - shown);
   if (rc || lw_buf_append(&b, more, strlen(more) + 1)) {
     lw_buf_free(&b);
     return NULL;
@@ -531,7 +530,7 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
     if (aot_filter(out->dev, &r, why, sizeof why)) {
       m->aot[k].dropped = 1;
       if (t->plan->o->verbose) {
-        char *ks = gr ? kernel_list(&gr->kernels) : NULL;
+        char *ks = gr ? lw__kernel_list(&gr->kernels, 3) : NULL;
         fprintf(stderr,
                 "fatlink: module %zu of %s (%s) is not compiled for %s: %s\n",
                 m->index, t->triple, ks ? ks : "?", out->name, why);

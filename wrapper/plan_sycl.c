@@ -11,7 +11,7 @@
  *                and has a child forked for the batch make its bitcode,
  *                build, emit and validate its modules (LLVM 22's
  *                SPIR-V back end keeps state from one module to the next:
- *                "each module's SPIR-V" below says how that is made safe),
+ *                plan_emit.c says how that is made safe),
  *                and sends the SPIR-V back.
  *   sycl-module  (in process) the link's only module, emitted here: the
  *                process's first and last SPIR-V; or, with
@@ -68,335 +68,6 @@ static char *link_what(const struct target *t) {
                                   (char *)names.data);
   lw_buf_free(&names);
   return what;
-}
-
-/* ---- each module's SPIR-V ------------------------------------------------ */
-
-/* LLVM 22's SPIR-V back end keeps state from one module to the next
- * (llvm-project issue 160613): SPIRVModuleAnalysis's static MAI clears
- * everything for each module but the source extensions it saw (the same
- * for every module of a link) and its table of block labels, keyed by the
- * address of a MachineFunction and a block number. A module whose
- * MachineFunction lands where one of an earlier module was gets that
- * block's old id for its label, in the label and every branch to it: the
- * module is renamed in that one id. Where the old id is free in the new
- * module, the renumbering into canonical ids (devlink/spirv.c) makes it
- * byte for byte the module a fresh process makes; where it is taken, or
- * past the bound, the module defines an id twice or uses one it may not:
- * invalid (on the 4,000-kernel program, about one module in four after the
- * first of a process).
- *
- * So the modules of a batch are emitted by a child forked for them from a
- * worker that never emits (its back end starts with nothing), each one
- * validated there (spirv-val's rules, in process). The invalid ones go to
- * the next round: a child of their own again, whose first module is
- * emitted by a back end that has emitted nothing - so each round makes one
- * module at least, and the rounds end. A module invalid from such a back
- * end, twice, is a bug of the back end: kept for a report. Every module
- * kept is therefore the one a process of its own makes, byte for byte
- * (sycl-stress.test compares). --sycl-emit-isolation=module gives every
- * module a child of its own from the start. The link's only module is
- * emitted in process: the process's first and last SPIR-V. */
-struct emission {
-  struct target *t;
-  const size_t *idx; /* the modules, in order */
-  size_t n;
-  const unsigned char *failed; /* by module: invalid from a fresh back end
-                                  before (1), or not (0) */
-  int here;                    /* in this process, not a child */
-};
-
-/* FATLINK_TEST_BAD_SPIRV=<module>[:<times>]: the tests' fault: the back
- * end's output for that module is broken (its id bound zeroed), as LLVM 22
- * breaks some, until it was broken <times> times (1 if not given) as the
- * first module of a process. */
-static int test_fault(size_t i, unsigned made_before) {
-  const char *f = getenv("FATLINK_TEST_BAD_SPIRV");
-  char *end;
-  if (!f || !*f)
-    return 0;
-  unsigned long at = strtoul(f, &end, 10);
-  unsigned long times = *end == ':' ? strtoul(end + 1, NULL, 10) : 1;
-  return at == i && made_before < times;
-}
-
-static int put_u64(struct lw_buf *b, uint64_t v) {
-  unsigned char x[8];
-  for (int k = 0; k < 8; k++)
-    x[k] = (unsigned char)(v >> (8 * k));
-  return lw_buf_append(b, x, 8);
-}
-
-static uint64_t get_u64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int k = 0; k < 8; k++)
-    v |= (uint64_t)p[k] << (8 * k);
-  return v;
-}
-
-/* What the maker sends for each module: a record of its index, how it
- * went, whether its back end had emitted nothing before, its cache key,
- * then three strings of bytes: the validator's line, the module's bitcode
- * (both only when invalid, for the report) and its SPIR-V (the invalid one
- * too). */
-enum made { MADE, FROM_CACHE, INVALID };
-enum { WHY, BITCODE, SPIRV, PARTS };
-struct record {
-  size_t index;
-  enum made how;
-  int fresh;
-  const unsigned char *key;
-  const unsigned char *part[PARTS];
-  size_t size[PARTS];
-};
-enum { RECORD_HEAD = 8 + 2 + LW_HASH_SIZE };
-
-static int put_record(struct lw_buf *out, const struct record *r) {
-  unsigned char h[2] = {(unsigned char)r->how, (unsigned char)r->fresh};
-  int rc = put_u64(out, r->index) || lw_buf_append(out, h, 2) ||
-           lw_buf_append(out, r->key, LW_HASH_SIZE);
-  for (int k = 0; !rc && k < PARTS; k++)
-    rc = put_u64(out, r->size[k]) ||
-         lw_buf_append(out, r->part[k], r->size[k]);
-  return rc;
-}
-
-/* The next record of `*at` (`*left` bytes), or 0 at the end; -1 when
- * malformed. */
-static int next_record(const unsigned char **at, size_t *left,
-                       struct record *r) {
-  if (!*left)
-    return 0;
-  if (*left < RECORD_HEAD)
-    return -1;
-  const unsigned char *p = *at;
-  size_t n = *left - RECORD_HEAD;
-  r->index = (size_t)get_u64(p);
-  r->how = (enum made)p[8];
-  r->fresh = p[9];
-  r->key = p + 10;
-  p += RECORD_HEAD;
-  for (int k = 0; k < PARTS; k++) {
-    uint64_t size = n >= 8 ? get_u64(p) : UINT64_MAX;
-    if (size > n - 8)
-      return -1;
-    r->part[k] = p + 8;
-    r->size[k] = (size_t)size;
-    p += 8 + size;
-    n -= 8 + (size_t)size;
-  }
-  if (r->how > INVALID)
-    return -1;
-  *at = p;
-  *left = n;
-  return 1;
-}
-
-/* Module k of the emission: built, looked up in the cache, emitted and
- * checked; its record appended to `out`. */
-static int make_one(struct emission *e, size_t k, struct lw_buf *out,
-                    struct lw_diag *d) {
-  const struct lw_plan *p = e->t->plan;
-  size_t i = e->idx[k];
-  struct dl_module *m = NULL;
-  struct lw_buf spv = {0}, bc = {0};
-  unsigned char key[LW_HASH_SIZE] = {0};
-  struct record r = {i, MADE, dl_spirv_fresh(), key, {0}, {0}};
-  struct lw_diag vd = {0};
-  int rc = dl_split_module(&e->t->split, i, &m, d);
-  if (!rc && p->cache) {
-    char what[128];
-    snprintf(what, sizeof what, "SPIR-V of module %zu of %s", i,
-             e->t->triple);
-    if (dl_module_bitcode(m, &bc))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-    else if (lw__spirv_key(p->o, bc.data, bc.len, key),
-             lw_cache_get(p->cache, key, what, &spv))
-      r.how = FROM_CACHE;
-    bc.len = 0;
-  }
-  if (!rc && r.how == MADE) {
-    rc = dl_codegen(m, p->o->opt_level, DL_OBJECT, &spv, &vd);
-    if (!rc && test_fault(i, e->failed[i]))
-      memset(spv.data + 12, 0, 4);
-    if (!rc)
-      rc = dl_spirv_validate(spv.data, spv.len, &vd);
-    if (rc == LW_EBADOUT) {
-      r.how = INVALID;
-      rc = dl_module_bitcode(m, &bc) ? lw_error(d, LW_ENOMEM, "out of memory")
-                                     : 0;
-      r.part[WHY] = (const unsigned char *)vd.msg;
-      r.size[WHY] = strlen(vd.msg);
-      r.part[BITCODE] = bc.data;
-      r.size[BITCODE] = bc.len;
-    } else if (rc) {
-      lw_error(d, rc, "%s", vd.msg);
-    }
-  }
-  r.part[SPIRV] = spv.data;
-  r.size[SPIRV] = spv.len;
-  if (!rc && put_record(out, &r))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  lw_buf_free(&bc);
-  lw_buf_free(&spv);
-  /* A child keeps what it emitted (it exits soon): fewer later objects
-   * land where this module's were, and fewer modules come out invalid (on
-   * the 4,000-kernel program, 3 of 400 instead of 100). */
-  if (e->here)
-    dl_module_free(m);
-  return rc;
-}
-
-/* Where SPIR-V is made: each module of the emission, a record each. */
-static int make_spirv(void *ctx, struct lw_buf *out, struct lw_diag *d) {
-  struct emission *e = ctx;
-  int rc = 0;
-  for (size_t k = 0; !rc && k < e->n; k++)
-    rc = make_one(e, k, out, d);
-  return rc;
-}
-
-/* Module i's kernels, for a message: the first few and how many more. */
-static char *kernel_list(const struct target *t, size_t i) {
-  const struct lw_strvec *k = &t->split.g[i].kernels;
-  struct lw_buf b = {0};
-  int rc = 0;
-  for (size_t n = 0; !rc && n < k->n && n < 8; n++)
-    rc = (n ? lw_buf_append(&b, ", ", 2) : 0) ||
-         lw_buf_append(&b, k->v[n], strlen(k->v[n]));
-  char more[48] = "";
-  if (k->n > 8)
-    snprintf(more, sizeof more, " and %zu more", k->n - 8);
-  if (!rc)
-    rc = lw_buf_append(&b, more, strlen(more) + 1);
-  if (rc) {
-    lw_buf_free(&b);
-    return NULL;
-  }
-  return (char *)b.data;
-}
-
-/* Invalid from a back end that had emitted nothing before: a bug of the
- * back end. The module's bitcode and the SPIR-V it made go beside the
- * output (or into the dump directory), for a report; the error names them
- * and the module's kernels. */
-static int report(const struct target *t, const struct record *r,
-                  int twice, struct lw_diag *d) {
-  const struct lw_options *o = t->plan->o;
-  char *base = o->dump_dir ? lw_xasprintf("%s/%s", o->dump_dir,
-                                          lw_base_name(o->output))
-                           : strdup(o->output);
-  char *bc_path = base ? lw_xasprintf("%s.module%zu.bc", base, r->index)
-                       : NULL;
-  char *spv_path = base ? lw_xasprintf("%s.module%zu.spv", base, r->index)
-                        : NULL;
-  char *kernels = kernel_list(t, r->index);
-  struct lw_diag wd = {0};
-  int kept = bc_path && spv_path &&
-             !lw_write_file(bc_path, r->part[BITCODE], r->size[BITCODE],
-                            &wd) &&
-             !lw_write_file(spv_path, r->part[SPIRV], r->size[SPIRV], &wd);
-  int rc = lw_error(d, LW_EBADOUT,
-                    "LLVM's SPIR-V back end made an invalid module %s (a "
-                    "bug of the back end; kernels %s; %s%s%s%s): %.*s",
-                    twice ? "twice, each time as the first module of a "
-                            "process"
-                          : "as the first module of this process",
-                    kernels ? kernels : "?",
-                    kept ? "kept for a report: " : "not kept: ",
-                    kept ? bc_path : wd.msg[0] ? wd.msg : "out of memory",
-                    kept ? ", " : "", kept ? spv_path : "",
-                    (int)r->size[WHY], (const char *)r->part[WHY]);
-  free(kernels);
-  free(spv_path);
-  free(bc_path);
-  free(base);
-  return rc;
-}
-
-/* A module made: its SPIR-V goes to `deliver`, and to the cache. */
-typedef int (*deliver_fn)(void *ctx, size_t i, const unsigned char *spv,
-                          size_t n, struct lw_diag *d);
-
-/* One round: the modules of `e` made by one child forked for them (`here`:
- * in this process); the ones to make again go to `next`. */
-static int round_of(struct emission *e, int here, deliver_fn deliver,
-                    void *ctx, size_t *next, size_t *nnext,
-                    unsigned char *failed, struct lw_diag *d) {
-  struct target *t = e->t;
-  struct lw_buf made = {0};
-  int rc = here ? make_spirv(e, &made, d)
-                : lw_fresh_call(make_spirv, e, &made, d);
-  if (rc && !here && e->n > 1) {
-    /* A child that failed or died: its modules each alone, to find out. */
-    if (t->plan->o->verbose)
-      fprintf(stderr, "fatlink: %zu module(s) of %s made again, each by a "
-                      "process of its own: %s\n", e->n, t->triple, d->msg);
-    d->code = 0;
-    d->msg[0] = 0;
-    for (size_t k = 0; k < e->n; k++) {
-      struct emission one = {t, e->idx + k, 1, failed, 0};
-      if ((rc = round_of(&one, 0, deliver, ctx, next, nnext, failed, d)))
-        break;
-    }
-    lw_buf_free(&made);
-    return rc;
-  }
-  const unsigned char *at = made.data;
-  size_t left = made.len, k = 0;
-  struct record r;
-  int got = 0;
-  while (!rc && (got = next_record(&at, &left, &r)) > 0) {
-    if (k >= e->n || r.index != e->idx[k++]) {
-      got = -1;
-      break;
-    }
-    if (r.how == MADE)
-      lw_cache_put(t->plan->cache, r.key, r.part[SPIRV], r.size[SPIRV]);
-    if (r.how != INVALID) {
-      rc = deliver(ctx, r.index, r.part[SPIRV], r.size[SPIRV], d);
-    } else if (r.fresh && (failed[r.index] || here)) {
-      rc = report(t, &r, !here, d);
-    } else {
-      failed[r.index] |= (unsigned char)r.fresh;
-      next[(*nnext)++] = r.index;
-      if (t->plan->o->verbose)
-        fprintf(stderr, "fatlink: module %zu of %s made again: %.*s\n",
-                r.index, t->triple, (int)r.size[WHY],
-                (const char *)r.part[WHY]);
-    }
-  }
-  if (!rc && (got < 0 || k != e->n))
-    rc = lw_error(d, LW_EFORMAT, "malformed output of a child");
-  lw_buf_free(&made);
-  return rc;
-}
-
-/* Modules [first, end) of t, each to `deliver`: in rounds until every one
- * is made (`here`: in this process). */
-static int emit(struct target *t, size_t first, size_t end, int here,
-                deliver_fn deliver, void *ctx, struct lw_diag *d) {
-  size_t n = end - first;
-  size_t *todo = calloc(2 * n, sizeof *todo);
-  /* failed[] by module index: the one array the children read */
-  unsigned char *failed = calloc(t->split.n ? t->split.n : 1, 1);
-  int rc = todo && failed ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t k = 0; k < n; k++)
-    todo[k] = first + k;
-  size_t *cur = todo, *next = todo + n;
-  while (!rc && n) {
-    size_t nnext = 0;
-    struct emission e = {t, cur, n, failed, here};
-    rc = round_of(&e, here, deliver, ctx, next, &nnext, failed, d);
-    size_t *swap = cur;
-    cur = next;
-    next = swap;
-    n = nnext;
-    here = 0;
-  }
-  free(failed);
-  free(todo);
-  return rc;
 }
 
 /* ---- sycl-module ---------------------------------------------------------- */
@@ -460,7 +131,7 @@ static int to_image(void *ctx, size_t i, const unsigned char *spv, size_t n,
 static int module_run(struct lw_job *j, struct lw_diag *d) {
   struct sycl_module *m = j->data;
   if (!m->bc) {
-    int rc = emit(m->t, m->index, m->index + 1, 1, to_image, &m->image, d);
+    int rc = lw__sycl_emit(m->t, m->index, m->index + 1, 1, to_image, &m->image, d);
     if (rc == LW_EBADOUT) { /* the report names the module as a worker's */
       char msg[sizeof d->msg];
       snprintf(msg, sizeof msg, "%s", d->msg);
@@ -585,7 +256,7 @@ static int to_main(void *ctx, size_t i, const unsigned char *spv, size_t n,
                    struct lw_diag *d) {
   struct to_parent *tp = ctx;
   tp->w->pool->page->at[tp->w->k] = i + 1;
-  return put_u64(tp->out, i) || put_u64(tp->out, n) ||
+  return lw__put_u64(tp->out, i) || lw__put_u64(tp->out, n) ||
                  lw_buf_append(tp->out, spv, n)
              ? lw_error(d, LW_ENOMEM, "out of memory")
              : 0;
@@ -615,7 +286,7 @@ static int worker_run(struct lw_job *j, struct lw_buf *out,
     if (alone)
       rc = dl_split_make_batch(s, p->order[k], d);
     for (size_t i = first; !rc && i < end; i = alone ? i + 1 : end)
-      rc = emit(t, i, alone ? i + 1 : end, 0, to_main, &tp, d);
+      rc = lw__sycl_emit(t, i, alone ? i + 1 : end, 0, to_main, &tp, d);
   }
   return rc;
 }
@@ -640,8 +311,8 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
   size_t left = j->out.len;
   int rc = 0;
   while (!rc && left) {
-    uint64_t i = left >= 16 ? get_u64(at) : UINT64_MAX;
-    uint64_t size = left >= 16 ? get_u64(at + 8) : 0;
+    uint64_t i = left >= 16 ? lw__get_u64(at) : UINT64_MAX;
+    uint64_t size = left >= 16 ? lw__get_u64(at + 8) : 0;
     if (i >= t->nmodules || t->modules[i].image.len || size < 4 ||
         size > left - 16) {
       rc = lw_error(d, LW_EFORMAT, "%s: malformed output", j->what);
