@@ -79,8 +79,6 @@ struct lw_options {
 int lw_options_parse(int argc, char **argv, struct lw_options *o,
                      struct lw_diag *d);
 void lw_options_free(struct lw_options *o);
-/* Does --sycl-targets name an AOT target (anything but the JIT image)? */
-int lw_options_want_aot(const struct lw_options *o);
 /* Prints every option with one line of help. */
 void lw_options_help(FILE *out);
 

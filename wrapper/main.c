@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
     /* glibc's malloc arenas stay as they are (one per thread, about): the
      * loop thread's own then holds little besides the plan, and the SYCL
      * workers forked from that thread, and the child each forks for every
-     * module, allocate there - in fresh memory rather than in what the
+     * batch of modules, allocate there - in fresh memory rather than in what the
      * link's jobs freed, which each child would fault in page by page
      * (400 units x 10 kernels, 2 workers: 10.4 s on one arena, 6.6 s). */
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);

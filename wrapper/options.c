@@ -225,6 +225,16 @@ static int parse_count(const char *v, const char *opt, long lo, long hi,
   return 0;
 }
 
+/* An option of two values: *out is 0 for `no`, 1 for `yes`. */
+static int one_of(const char *opt, const char *v, const char *no,
+                  const char *yes, int *out, struct lw_diag *d) {
+  if (strcmp(v, no) != 0 && strcmp(v, yes) != 0)
+    return lw_error(d, LW_EINVAL, "invalid %s value '%s' (expected %s or %s)",
+                    opt, v, no, yes);
+  *out = strcmp(v, yes) == 0;
+  return 0;
+}
+
 static int take(struct lw_options *o, const struct opt *t, const char *v,
                 struct lw_diag *d);
 
@@ -533,13 +543,8 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->llvm_spirv = o->storage.v[o->storage.n - 1];
     break;
   case O_EMIT_ISOLATION:
-    if (strcmp(v, "batch") != 0 && strcmp(v, "module") != 0)
-      return lw_error(d, LW_EINVAL,
-                      "invalid --sycl-emit-isolation value '%s' (expected "
-                      "batch or module)",
-                      v);
-    o->sycl_emit_alone = strcmp(v, "module") == 0;
-    break;
+    return one_of("--sycl-emit-isolation", v, "batch", "module",
+                  &o->sycl_emit_alone, d);
   case O_LLVM_SPIRV:
     return lw_strvec_split(&o->llvm_spirv_opts, v, ' ');
   case O_DUMP:
@@ -562,13 +567,7 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_FPGA_TOOL:
     return lw_split_args("--fpga-tool-arg", v, &o->fpga_tool_args, d);
   case O_AOT_IN_PROCESS:
-    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-      return lw_error(d, LW_EINVAL,
-                      "invalid --aot-in-process value '%s' (expected on or "
-                      "off)",
-                      v);
-    o->aot_tools = v[1] == 'f';
-    break;
+    return one_of("--aot-in-process", v, "on", "off", &o->aot_tools, d);
   case O_TOOL_TIMEOUT:
     return parse_count(v, "--tool-timeout", 1, 86400, "seconds, ",
                        &o->tool_timeout, d);
@@ -613,14 +612,6 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
     o->cache_dir = env;
   struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
   o->output = out.index >= 0 ? out.value : "a.out";
-  return 0;
-}
-
-int lw_options_want_aot(const struct lw_options *o) {
-  for (size_t i = 0; i < o->sycl_targets.n; i++)
-    if (strcmp(o->sycl_targets.v[i], "spir64") != 0 &&
-        strcmp(o->sycl_targets.v[i], "spirv64") != 0)
-      return 1;
   return 0;
 }
 

@@ -447,7 +447,7 @@ static void free_plan(struct lw_plan *p) {
 /* ---- sycl-link ----------------------------------------------------------- */
 
 /* How many workers: each is forked from this process after the split, takes
- * batches and forks a child for each module (emit). As many as there are
+ * batches and forks a child for each (plan_emit.c). As many as there are
  * job slots and batches; one for a little code, where a second would cost
  * more to fork than it saves (measured on 2 cores, real_link.py programs:
  * 3,700 instructions of modules link in 0.36 s with a second worker
