@@ -158,6 +158,13 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
  * expressions nothing uses aside), until none is left. */
 void dl__drop_unused(LLVMModuleRef m);
 
+/* ---- printf.c ----------------------------------------------------------- */
+
+/* In a SPIR module: printf calls whose format is a constant string call
+ * the constant-address-space overload with a copy of it there; 0, or -1
+ * when out of memory. */
+int dl__printf_constant_formats(LLVMModuleRef m);
+
 /* ---- spirv.c ------------------------------------------------------------- */
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */

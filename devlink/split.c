@@ -292,6 +292,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
   int rc0 = dl__check_module(m->mod, flags, &out->warnings, d);
+  if (!rc0 && dl__printf_constant_formats(m->mod))
+    rc0 = lw_error(d, LW_ENOMEM, "out of memory");
   if (rc0)
     return rc0;
   unsigned anon = 0;

@@ -233,11 +233,12 @@ int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
 void dl_module_free(struct dl_module *m);
 
 /* Sets LLVM's process-wide options, once, before any job runs: fatlink's
- * own (codegen.c says which and why; one the user's list names is left to
- * the user), then `opts`, `-mllvm` style. Unless `trusted` (a helper given
- * its parent's list), the names are checked first: LW_EINVAL names the
- * first unknown one in `d`. */
-int dl_set_llvm_options(const struct lw_strvec *opts, int trusted,
-                        struct lw_diag *d);
+ * own (llvmopts.c says which and why; one the user's list names is left to
+ * the user), the SPIR-V extensions (DPC++'s set, edited by `spirv_ext`, a
+ * --spirv-extensions value or NULL), then `opts`, `-mllvm` style. Unless
+ * `trusted` (a helper given its parent's lists), the names are checked
+ * first: LW_EINVAL names the first unknown option or extension in `d`. */
+int dl_set_llvm_options(const struct lw_strvec *opts, const char *spirv_ext,
+                        int trusted, struct lw_diag *d);
 
 #endif

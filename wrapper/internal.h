@@ -31,6 +31,7 @@ struct lw_options {
   const char *device_lib_dir;   /* --sycl-device-library-location= */
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
   int sycl_emit_alone;          /* --sycl-emit-isolation=module */
+  const char *spirv_ext;        /* --spirv-extensions=, the last one */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */
   struct lw_strvec sycl_targets;    /* --sycl-targets=, in order */
   int targets_follow;               /* parsing: after --sycl-targets= */

@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
     if (o.llvm_spirv_opts.n && !o.llvm_spirv)
       fprintf(stderr, "fatlink: warning: --llvm-spirv-options has no effect "
                       "without --spirv-translator=llvm-spirv\n");
-    rc = dl_set_llvm_options(&o.llvm_opts, 0, &d);
+    rc = dl_set_llvm_options(&o.llvm_opts, o.spirv_ext, 0, &d);
     struct link l = {0};
     if (!rc)
       rc = run_link(&o, &l, &d);

@@ -27,7 +27,7 @@ enum id {
   O_SYCL_IMAGE_DEPS, O_CACHE_DIR, O_CACHE_SIZE, O_TOOL_LAUNCHER,
   O_GPU_LAUNCHER, O_CPU_LAUNCHER, O_FPGA_LAUNCHER, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
-  O_EMIT_ISOLATION,
+  O_EMIT_ISOLATION, O_SPIRV_EXT,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
@@ -136,6 +136,9 @@ static const struct opt table[] = {
      "batch|module: each batch of SYCL modules emitted by a process of its "
      "own, every module validated and an invalid one made again alone "
      "(batch, the default), or every module by a process of its own"},
+    {"--spirv-extensions=", JOINED, O_SPIRV_EXT, 0,
+     "<+ext,-ext,all,none,...>: edit the SPIR-V extensions LLVM's back end "
+     "may use (default: DPC++'s set for its SPIR targets)"},
     {"--llvm-spirv-options=", JOINED, O_LLVM_SPIRV, 0,
      "<opts>: options for the external llvm-spirv, passed verbatim"},
     {"--sycl-targets=", JOINED, O_SYCL_TARGETS, 0,
@@ -547,6 +550,11 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
                   &o->sycl_emit_alone, d);
   case O_LLVM_SPIRV:
     return lw_strvec_split(&o->llvm_spirv_opts, v, ' ');
+  case O_SPIRV_EXT:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->spirv_ext = o->storage.v[o->storage.n - 1];
+    break;
   case O_DUMP:
     if (lw_strvec_push(&o->storage, v))
       return LW_ENOMEM;
