@@ -436,8 +436,31 @@ struct dl_prop *dl__prop_new(struct dl_props *p, const char *set_name,
   return add_prop(set(p, set_name), name);
 }
 
+/* DPC++'s text form of a byte array (its llvm/Support/Base64): the bytes
+ * as one little-endian bit string, six bits a character from the base64
+ * alphabet, low bits first, no padding. */
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int b64_encode(const unsigned char *p, size_t n, struct lw_buf *out) {
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n; i++) {
+    acc |= (uint32_t)p[i] << bits;
+    for (bits += 8; bits >= 6; bits -= 6, acc >>= 6)
+      if (lw_buf_append(out, &b64[acc & 63], 1))
+        return LW_ENOMEM;
+  }
+  return bits && lw_buf_append(out, &b64[acc & 63], 1) ? LW_ENOMEM : 0;
+}
+
+/* -1: not a character of the alphabet */
+static int b64_value(char c) {
+  const char *at = c ? strchr(b64, c) : NULL;
+  return at ? (int)(at - b64) : -1;
+}
+
 int dl_props_write_text(const struct dl_props *p, struct lw_buf *out) {
-  static const char hex[] = "0123456789abcdef";
   int rc = 0;
   for (size_t i = 0; !rc && i < p->n; i++) {
     const struct dl_propset *s = &p->s[i];
@@ -453,24 +476,14 @@ int dl_props_write_text(const struct dl_props *p, struct lw_buf *out) {
       if (!rc && pr->type == DL_PROP_UINT32) {
         snprintf(head, sizeof head, "%u", (unsigned)pr->u32);
         rc = lw_buf_append(out, head, strlen(head));
-      }
-      for (size_t b = 0; !rc && pr->type != DL_PROP_UINT32 &&
-                         b < pr->bytes.len;
-           b++) {
-        char two[2] = {hex[pr->bytes.data[b] >> 4], hex[pr->bytes.data[b] & 15]};
-        rc = lw_buf_append(out, two, 2);
+      } else if (!rc) {
+        rc = b64_encode(pr->bytes.data, pr->bytes.len, out);
       }
       if (!rc)
         rc = lw_buf_append(out, "\n", 1);
     }
   }
   return rc ? LW_ENOMEM : 0;
-}
-
-static int hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                : -1;
 }
 
 int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
@@ -525,14 +538,25 @@ int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
       continue;
     }
     pr->type = DL_PROP_BYTE_ARRAY;
-    for (size_t b = 0; !rc && b < vn; b += 2) {
-      int hi = hexval(v[b]), lo = b + 1 < vn ? hexval(v[b + 1]) : -1;
-      unsigned char byte = (unsigned char)(hi * 16 + lo);
-      if (hi < 0 || lo < 0)
-        rc = lw_error(d, LW_EFORMAT, "line %zu: bad hex bytes", lineno);
-      else if (lw_buf_append(&pr->bytes, &byte, 1))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t b = 0; !rc && b < vn; b++) {
+      int c = b64_value(v[b]);
+      if (c < 0) {
+        rc = lw_error(d, LW_EFORMAT, "line %zu: bad byte array", lineno);
+        break;
+      }
+      acc |= (uint32_t)c << bits;
+      if ((bits += 6) >= 8) {
+        unsigned char byte = (unsigned char)acc;
+        acc >>= 8;
+        bits -= 8;
+        if (lw_buf_append(&pr->bytes, &byte, 1))
+          rc = lw_error(d, LW_ENOMEM, "out of memory");
+      }
     }
+    if (!rc && vn % 4 == 1)
+      rc = lw_error(d, LW_EFORMAT, "line %zu: bad byte array", lineno);
   }
   if (rc)
     dl_props_free(out);

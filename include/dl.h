@@ -90,7 +90,8 @@ size_t dl_prop_u32s(const struct dl_prop *pr, uint32_t *out, size_t max);
 
 /* A text form of property sets, which fatlink keeps beside FPGA images in
  * archives: "[<set>]" lines, then "<name>=1|<decimal>" (uint32) or
- * "<name>=2|<hex bytes>" (byte array, its bit-size header included). Only
+ * "<name>=2|<bytes>" (byte array, its bit-size header included, in
+ * DPC++'s base64: six bits a character, low bits first). Only
  * sets the DPC++ runtime knows may be named. */
 int dl_props_write_text(const struct dl_props *p, struct lw_buf *out);
 int dl_props_read_text(const char *text, size_t len, struct dl_props *out,
