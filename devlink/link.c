@@ -327,15 +327,20 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             int threads, struct dl_module **out, struct lw_diag *d) {
   struct dl__diag_capture cap = {{0}};
   struct dl_module *m = calloc(1, sizeof *m);
-  if (!m || !(m->triple = strdup(triple))) {
+  if (!m || !(m->triple = strdup(triple ? triple : ""))) {
     free(m);
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   m->ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(m->ctx, dl__capture_diag, &cap);
   int rc = link_user_code(m->ctx, inputs, n, threads, &cap, &m->mod, d);
-  if (!rc && m->mod)
+  if (!rc && m->mod && triple)
     LLVMSetTarget(m->mod, triple);
+  if (!rc && m->mod && !triple) { /* the inputs' own */
+    free(m->triple);
+    if (!(m->triple = strdup(LLVMGetTarget(m->mod))))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
   /* Libraries, in order, each taking what the module needs so far. */
   for (size_t i = 0; i < n && !rc && m->mod; i++) {
     const struct dl_input *in = &inputs[i];
@@ -360,7 +365,7 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
     restore_linkage(&z);
   }
   if (!rc && !m->mod)
-    rc = lw_error(d, LW_EINVAL, "no device code to link for '%s'", triple);
+    rc = lw_error(d, LW_EINVAL, "no device code to link for '%s'", m->triple);
   LLVMContextSetDiagnosticHandler(m->ctx, NULL, NULL);
   if (rc) {
     dl_module_free(m);
@@ -399,7 +404,7 @@ void dl_module_free(struct dl_module *m) {
 int dl_module_adopt(LLVMContextRef ctx, LLVMModuleRef mod, const char *triple,
                     struct dl_module **out) {
   struct dl_module *m = calloc(1, sizeof *m);
-  if (!m || !(m->triple = strdup(triple))) {
+  if (!m || !(m->triple = strdup(triple ? triple : ""))) {
     free(m);
     LLVMDisposeModule(mod);
     LLVMContextDispose(ctx);

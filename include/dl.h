@@ -28,8 +28,8 @@ enum dl_filetype { DL_OBJECT, DL_ASSEMBLY };
 /* Registers LLVM's targets; call once before any thread uses devlink. */
 void dl_init(void);
 
-/* Parses every input and links them into one module for `triple`, in
- * order, on `threads` threads (1 or 2). Two strong definitions of one name
+/* Parses every input and links them into one module for `triple` (NULL:
+ * the first input's), in order, on `threads` threads (1 or 2). Two strong definitions of one name
  * are an error naming both inputs. */
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             int threads, struct dl_module **out, struct lw_diag *d);

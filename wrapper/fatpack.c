@@ -483,7 +483,8 @@ static void usage(FILE *f) {
         "[--compress[=zstd|zlib]]\n"
         "       fatpack device-config [--device-config-file=F] [NAME]\n"
         "       fatpack cache stats|clear|prune [--cache-dir=DIR] "
-        "[--cache-size=N]\n",
+        "[--cache-size=N]\n"
+        "       fatpack post-link [sycl-post-link's options] INPUT -o TABLE\n",
         f);
 }
 
@@ -537,6 +538,8 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2;
   }
+  if (!strcmp(argv[1], "post-link"))
+    return lw_post_link_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "list"))
     rc = cmd_list(argc - 2, argv + 2, &d);
   else if (!strcmp(argv[1], "extract"))
@@ -550,7 +553,7 @@ int main(int argc, char **argv) {
   else
     rc = lw_error(&d, LW_EINVAL,
                   "unknown command '%s' (list, extract, create, device-config, "
-                  "cache)",
+                  "cache, post-link)",
                   argv[1]);
   if (rc) {
     lw_tmp_cleanup();

@@ -88,6 +88,14 @@ int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d);
 
 struct ex_set;
 
+/* ---- postlink.c --------------------------------------------------------- */
+
+/* fatlink as DPC++'s sycl-post-link: its command line (argv[0] is the
+ * tool's name), its file table and files. Returns the exit status. */
+int lw_post_link_main(int argc, char **argv);
+/* Does fatlink run under the name sycl-post-link? */
+int lw_post_link_named(const char *argv0);
+
 /* ---- as_linker.c -------------------------------------------------------- */
 
 /* An error when this fatlink runs under a host linker another fatlink

@@ -87,6 +87,8 @@ static void free_link(struct link *l) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 0 && lw_post_link_named(argv[0]))
+    return lw_post_link_main(argc, argv);
   struct lw_diag d = {0};
   struct lw_options o;
   int rc = lw_options_parse(argc, argv, &o, &d);

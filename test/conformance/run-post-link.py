@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""run-post-link.py TESTS [--tool PATH] [--only SUBSTR] [--verbose]
+
+Runs intel/llvm's sycl-post-link lit tests (TESTS: a checkout's
+llvm/test/tools/sycl-post-link, or a copy of it; never copied into this
+repository) against fatlink's sycl-post-link personality, with llvm-22's
+FileCheck, and prints a table by directory: passed, failed (with the first
+line that failed and what it said) and not applicable (with why: the test
+needs a tool or a DPC++ pass fatlink has not, or its IR uses typed pointers,
+which LLVM 22 no longer reads).
+
+Each test's RUN lines run in order in a shell (pipefail, like lit's), with
+%s, %S, %t, %T and %p substituted and sycl-post-link meaning --tool
+(default: the build's libexec/fatlink/sycl-post-link)."""
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+# Tools a RUN line may use; anything else makes the test not applicable.
+TOOLS = {"sycl-post-link", "FileCheck", "not", "count", "llvm-as",
+         "llvm-dis", "cat", "echo", "rm", "mkdir", "cd", "diff", "grep",
+         "sed", "ls", "env", "true", "false", "wc", "sort", "cp"}
+LLVM_TOOLS = {"FileCheck", "not", "count", "llvm-as", "llvm-dis"}
+TYPED_PTR = re.compile(r"\b(i(1|8|16|32|64)|float|double|%[\w.]+)( addrspace\(\d+\))?\*")
+
+
+def run_lines(text):
+    """The test's RUN lines, continuations joined, and its REQUIRES."""
+    lines, cur, requires = [], "", []
+    for raw in text.splitlines():
+        m = re.search(r"(RUN|REQUIRES|UNSUPPORTED|XFAIL):(.*)$", raw)
+        if not m:
+            continue
+        kind, body = m.group(1), m.group(2).strip()
+        if kind != "RUN":
+            requires.append("%s: %s" % (kind, body))
+            continue
+        if body.endswith("\\"):
+            cur += body[:-1] + " "
+            continue
+        lines.append(cur + body)
+        cur = ""
+    return lines, requires
+
+
+def tools_of(line):
+    """The commands a RUN line runs (first word of each pipeline stage)."""
+    out = []
+    for stage in re.split(r"\|\||&&|\||;", line):
+        words = stage.strip().split()
+        while words and ("=" in words[0] and not words[0].startswith("-")):
+            words = words[1:]
+        if words and words[0] in ("not", "env"):
+            out.append(words[0])
+            words = words[1:]
+            while words and words[0].startswith("--"):
+                words = words[1:]
+        if words:
+            out.append(os.path.basename(words[0]))
+    return out
+
+
+def substitute(line, test, tmp, tool):
+    base = os.path.join(tmp, "t")
+    line = line.replace("%s", test).replace("%S", os.path.dirname(test))
+    line = line.replace("%p", os.path.dirname(test))
+    line = line.replace("%T", tmp).replace("%t", base)
+    line = re.sub(r"(?<![\w/.-])sycl-post-link(?![\w-])", tool, line)
+    for t in LLVM_TOOLS:
+        line = re.sub(r"(?<![\w/.-])%s(?![\w-])" % re.escape(t),
+                      os.path.join(LLVM_BIN, t), line)
+    return line
+
+
+def classify(test, tool, verbose):
+    text = open(test, encoding="utf-8", errors="replace").read()
+    lines, requires = run_lines(text)
+    if not lines:
+        return "n/a", "no RUN line"
+    for r in requires:
+        if r.startswith("XFAIL") or r.startswith("UNSUPPORTED: true"):
+            return "n/a", r
+    others = sorted({t for l in lines for t in tools_of(l)} - TOOLS)
+    if others:
+        return "n/a", "needs " + ", ".join(others)
+    if test.endswith(".ll") and TYPED_PTR.search(
+            "\n".join(l for l in text.splitlines() if not l.lstrip().startswith(";"))):
+        return "n/a", "typed pointers (this stored copy predates opaque pointers)"
+    tmp = tempfile.mkdtemp(prefix="plt.")
+    try:
+        for line in lines:
+            cmd = substitute(line, test, tmp, tool)
+            p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=tmp,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               encoding="utf-8", errors="replace")
+            if p.returncode:
+                out = p.stdout
+                m = re.search(r"option '-([\w-]+)' is not supported", out)
+                if m:
+                    return "n/a", "needs DPC++ pass for -" + m.group(1)
+                first = next((l for l in out.splitlines()
+                              if "error" in l.lower()), None)
+                first = first or (out.strip().splitlines() or ["(no output)"])[0]
+                if verbose:
+                    sys.stderr.write("---- %s\n$ %s\n%s\n" % (test, cmd, out))
+                return "fail", "%s :: %s" % (line[:100], first[:200])
+        return "pass", ""
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tests")
+    ap.add_argument("--tool", default=os.path.join(
+        SRC, "build", "libexec", "fatlink", "sycl-post-link"))
+    ap.add_argument("--only")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+    if not os.path.isdir(a.tests):
+        sys.exit("run-post-link.py: %s is not a directory" % a.tests)
+    tests = []
+    for root, _, files in os.walk(a.tests):
+        if os.path.basename(root) == "Inputs":
+            continue
+        for f in sorted(files):
+            if f.endswith((".ll", ".test")) and (not a.only or a.only in f):
+                tests.append(os.path.join(root, f))
+    by_dir = collections.OrderedDict()
+    details = []
+    reasons = collections.Counter()
+    for t in sorted(tests):
+        rel = os.path.relpath(t, a.tests)
+        d = os.path.dirname(rel) or "."
+        verdict, why = classify(t, a.tool, a.verbose)
+        by_dir.setdefault(d, collections.Counter())[verdict] += 1
+        if verdict == "fail":
+            details.append("FAIL %s: %s" % (rel, why))
+        elif verdict == "n/a":
+            reasons[re.sub(r"-[\w-]+$", "-...", why) if "pass for" in why
+                    else why] += 1
+            details.append("N/A  %s: %s" % (rel, why))
+    print("%-28s %6s %6s %6s" % ("directory", "pass", "fail", "n/a"))
+    total = collections.Counter()
+    for d, c in by_dir.items():
+        print("%-28s %6d %6d %6d" % (d, c["pass"], c["fail"], c["n/a"]))
+        total.update(c)
+    print("%-28s %6d %6d %6d" % ("all", total["pass"], total["fail"],
+                                 total["n/a"]))
+    applicable = total["pass"] + total["fail"]
+    if applicable:
+        print("pass rate of applicable tests: %.1f%% (%d of %d)" %
+              (100.0 * total["pass"] / applicable, total["pass"], applicable))
+    print("\nnot applicable, by reason:")
+    for r, n in reasons.most_common():
+        print("  %3d  %s" % (n, r))
+    print()
+    for line in details:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,346 @@
+/* postlink.c - fatlink as DPC++'s `sycl-post-link`: the command line of
+ * intel/llvm's tool as its driver and its tests use it, and its outputs - a
+ * file table ("[Code|Properties|Symbols]" and a row per module), each
+ * module's IR (<stem>_<i>.bc, or .ll with -S), property sets (<stem>_<i>.prop,
+ * DPC++'s text form) and entry points (<stem>_<i>.sym) - made by the same
+ * post-link code a wrapper link runs (devlink's split). Reached as
+ * `sycl-post-link` (a link to fatlink of that name) or `fatpack post-link`.
+ * Where the wrapper is stricter on purpose, this follows DPC++: an undefined
+ * device function stays a declaration. Options of DPC++-only passes (ESIMD,
+ * ...) are refused by name. Outputs already written go when a later step
+ * fails. */
+#include "internal.h"
+
+#include "dl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pl_options {
+  const char *input;   /* "-": stdin */
+  const char *output;  /* -o */
+  const char *out_dir; /* -out-dir= */
+  int text, ir_only, symbols, properties, param_info, program_metadata,
+      kernel_names, opt_given, opt_level;
+  enum dl_split_mode split;
+  unsigned flags; /* dl_split's */
+};
+
+/* Options whose work fatlink does not do: refused by name. */
+static const char *const refused[] = {
+    "lower-esimd", "split-esimd", "lower-esimd-force-stateless-mem",
+    "embed-aux-info-as-metadata", "host-pipes", "imports",
+    "exclude-external-functions", "split-by-optional-features",
+    "sanitizer", NULL};
+
+/* Options that change nothing fatlink makes. */
+static const char *const ignored[] = {
+    "f", "device-globals", "emit-only-kernels-as-entry-points",
+    "reduce-memory-usage", "safe-strip-dead-debug-info", NULL};
+
+static int listed(const char *const *list, const char *name, size_t len) {
+  for (size_t i = 0; list[i]; i++)
+    if (strlen(list[i]) == len && memcmp(list[i], name, len) == 0)
+      return 1;
+  return 0;
+}
+
+static int parse(int argc, char **argv, struct pl_options *o,
+                 struct lw_diag *d) {
+  o->input = "-";
+  o->split = DL_SPLIT_AUTO;
+  o->properties = 1; /* DPC++'s tool writes them whatever is asked */
+  o->opt_level = 2;
+  int inputs = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || !a[1]) {
+      if (inputs++)
+        return lw_error(d, LW_EINVAL, "more than one input: '%s'", a);
+      o->input = a;
+      continue;
+    }
+    const char *name = a + 1 + (a[1] == '-');
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const char *v = eq ? eq + 1 : NULL;
+#define IS(s) (len == sizeof s - 1 && memcmp(name, s, len) == 0)
+    if (IS("o") || IS("out-dir")) {
+      if (!v && i + 1 >= argc)
+        return lw_error(d, LW_EINVAL, "option '-%.*s' needs a value", (int)len,
+                        name);
+      *(IS("o") ? &o->output : &o->out_dir) = v ? v : argv[++i];
+    } else if (IS("S")) {
+      o->text = 1;
+    } else if (IS("ir-output-only")) {
+      o->ir_only = 1;
+    } else if (IS("symbols")) {
+      o->symbols = 1;
+    } else if (IS("properties")) {
+      /* the default here */
+    } else if (IS("emit-param-info")) {
+      o->param_info = o->properties = 1;
+    } else if (IS("emit-program-metadata")) {
+      o->program_metadata = o->properties = 1;
+    } else if (IS("emit-kernel-names")) {
+      o->kernel_names = o->properties = 1;
+    } else if (IS("emit-exported-symbols")) {
+      o->flags |= DL_EMIT_EXPORTED;
+      o->properties = 1;
+    } else if (IS("emit-imported-symbols")) {
+      o->flags |= DL_EMIT_IMPORTED;
+      o->properties = 1;
+    } else if (IS("support-dynamic-linking") ||
+               IS("allow-device-image-dependencies")) {
+      o->flags |= DL_DYNAMIC_LINKING;
+    } else if (IS("generate-device-image-default-spec-consts")) {
+      o->flags |= DL_SPEC_DEFAULT;
+    } else if (IS("split") && v) {
+      o->split = !strcmp(v, "source")   ? DL_SPLIT_PER_SOURCE
+                 : !strcmp(v, "kernel") ? DL_SPLIT_PER_KERNEL
+                 : !strcmp(v, "auto")   ? DL_SPLIT_AUTO
+                 : !strcmp(v, "none")   ? DL_SPLIT_OFF
+                                        : (enum dl_split_mode)-1;
+      if ((int)o->split < 0)
+        return lw_error(d, LW_EINVAL,
+                        "invalid -split value '%s' (expected source, kernel, "
+                        "auto or none)",
+                        v);
+    } else if (IS("spec-const") && v) {
+      unsigned m = !strcmp(v, "native") || !strcmp(v, "rt") ? DL_SPEC_NATIVE
+                   : !strcmp(v, "emulation") || !strcmp(v, "default")
+                       ? DL_SPEC_EMULATION
+                       : 0;
+      if (!m)
+        return lw_error(d, LW_EINVAL,
+                        "invalid -spec-const value '%s' (expected native, "
+                        "emulation, rt or default)",
+                        v);
+      o->flags |= m;
+      o->properties = 1;
+    } else if (len == 2 && name[0] == 'O' && name[1] >= '0' &&
+               name[1] <= '3' && !v) {
+      o->opt_level = name[1] - '0';
+      o->opt_given = 1;
+    } else if (listed(refused, name, len)) {
+      return lw_error(d, LW_ENOTSUP,
+                      "option '-%.*s' is not supported: fatlink does not do "
+                      "that DPC++ pass",
+                      (int)len, name);
+    } else if (!listed(ignored, name, len)) {
+      return lw_error(d, LW_EINVAL, "unknown option '%s'", a);
+    }
+#undef IS
+  }
+  if (!o->output)
+    return lw_error(d, LW_EINVAL, "no output: -o FILE is needed");
+  return 0;
+}
+
+/* The files this run wrote, removed if a later step fails. */
+struct written {
+  struct lw_strvec paths;
+};
+
+static int write_out(struct written *w, const char *path, const void *p,
+                     size_t n, struct lw_diag *d) {
+  if (strcmp(path, "-") == 0)
+    return fwrite(p, 1, n, stdout) == n ? 0
+                                       : lw_error(d, LW_EIO, "cannot write "
+                                                             "standard output");
+  if (lw_strvec_push(&w->paths, path))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return lw_write_file(path, p, n, d);
+}
+
+/* A module's IR as -S asks: text or bitcode. */
+static int write_module(struct written *w, struct dl_module *m, int text,
+                        const char *path, struct lw_diag *d) {
+  if (text) {
+    char *ir = dl_print(m);
+    int rc = ir ? write_out(w, path, ir, strlen(ir), d)
+                : lw_error(d, LW_ENOMEM, "out of memory");
+    free(ir);
+    return rc;
+  }
+  struct lw_buf bc = {0};
+  int rc = dl_module_bitcode(m, &bc) ? lw_error(d, LW_ENOMEM, "out of memory")
+                                     : write_out(w, path, bc.data, bc.len, d);
+  lw_buf_free(&bc);
+  return rc;
+}
+
+/* The sets DPC++ writes only when asked for. */
+static int wanted(const struct pl_options *o, const char *set) {
+  if (!strcmp(set, "SYCL/kernel param opt"))
+    return o->param_info;
+  if (!strcmp(set, "SYCL/program metadata"))
+    return o->program_metadata;
+  if (!strcmp(set, "SYCL/kernel names"))
+    return o->kernel_names;
+  return 1;
+}
+
+static int write_props(struct written *w, const struct pl_options *o,
+                       const struct dl_props *all, const char *path,
+                       struct lw_diag *d) {
+  struct dl_props shown = {0};
+  for (size_t i = 0; i < all->n; i++) {
+    const struct dl_propset *s = &all->s[i];
+    if (!wanted(o, s->name))
+      continue;
+    shown.s[shown.n] = *s; /* shares the properties: not freed here */
+    if (!strcmp(s->name, "SYCL/misc properties") && !o->opt_given) {
+      /* optLevel only for an -O given */
+      struct dl_propset *m = &shown.s[shown.n];
+      size_t k = 0;
+      while (k < m->n && strcmp(m->p[k].name, "optLevel"))
+        k++;
+      if (k < m->n && m->n == 1)
+        continue;
+    }
+    shown.n++;
+  }
+  struct lw_buf text = {0};
+  int rc = dl_props_write_text(&shown, &text)
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : write_out(w, path, text.data, text.len, d);
+  lw_buf_free(&text);
+  return rc;
+}
+
+static int write_symbols(struct written *w, const struct dl_group *g,
+                         const char *path, struct lw_diag *d) {
+  struct lw_buf text = {0};
+  int rc = 0;
+  for (int pass = 0; pass < 2 && !rc; pass++) {
+    const struct lw_strvec *v = pass ? &g->exports : &g->kernels;
+    for (size_t k = 0; k < v->n && !rc; k++)
+      rc = lw_buf_append(&text, v->v[k], strlen(v->v[k])) ||
+           lw_buf_append(&text, "\n", 1);
+  }
+  rc = rc ? lw_error(d, LW_ENOMEM, "out of memory")
+          : write_out(w, path, text.data, text.len, d);
+  lw_buf_free(&text);
+  return rc;
+}
+
+/* <stem>_<i>.<ext>: the output's path without its extension, in -out-dir
+ * when given. */
+static char *file_name(const struct pl_options *o, size_t i, const char *ext) {
+  const char *base = strrchr(o->output, '/');
+  base = base ? base + 1 : o->output;
+  const char *dot = strrchr(base, '.');
+  size_t stem = dot && dot > base ? (size_t)(dot - o->output)
+                                  : strlen(o->output);
+  if (o->out_dir)
+    return lw_xasprintf("%s/%.*s_%zu.%s", o->out_dir,
+                        (int)(stem - (size_t)(base - o->output)), base, i,
+                        ext);
+  return lw_xasprintf("%.*s_%zu.%s", (int)stem, o->output, i, ext);
+}
+
+static int run(const struct pl_options *o, struct written *w,
+               struct lw_diag *d) {
+  struct lw_buf in = {0};
+  int rc = 0;
+  if (strcmp(o->input, "-") == 0) {
+    char chunk[65536];
+    size_t n;
+    while (!rc && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+      rc = lw_buf_append(&in, chunk, n) ? lw_error(d, LW_ENOMEM, "out of memory")
+                                        : 0;
+  } else {
+    rc = lw_read_file(o->input, &in, d);
+  }
+  struct dl_module *m = NULL;
+  struct dl_split s = {0};
+  if (!rc) {
+    struct dl_input input = {in.data, in.len,
+                             strcmp(o->input, "-") ? o->input : "<stdin>", 0};
+    dl_init();
+    rc = dl_link(&input, 1, NULL, 1, &m, d);
+  }
+  /* One module, as it is: DPC++'s tool cannot split then either. */
+  if (!rc && o->ir_only)
+    rc = write_module(w, m, o->text, o->output, d);
+  if (!rc && !o->ir_only)
+    rc = dl_split(&m, o->split, o->opt_level, o->flags | DL_ALLOW_UNDEFINED,
+                  &s, d);
+  lw_buf_free(&in);
+  for (size_t k = 0; !rc && k < s.warnings.n; k++)
+    fprintf(stderr, "sycl-post-link: warning: %s\n", s.warnings.v[k]);
+  struct lw_buf table = {0};
+  if (!rc && !o->ir_only &&
+      (lw_buf_append(&table, "[Code", 5) ||
+       (o->properties && lw_buf_append(&table, "|Properties", 11)) ||
+       (o->symbols && lw_buf_append(&table, "|Symbols", 8)) ||
+       lw_buf_append(&table, "]\n", 2)))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  /* Device code without kernels is one module as it is, as in DPC++. */
+  struct dl_group none = {0};
+  size_t n = o->ir_only ? 0 : s.n ? s.n : s.whole ? 1 : 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    struct dl_module *gm = NULL;
+    const struct dl_group *g = s.n ? &s.g[i] : &none;
+    if (s.n)
+      rc = dl_split_module(&s, i, &gm, d);
+    else
+      gm = s.whole, s.whole = NULL;
+    char *code = file_name(o, i, o->text ? "ll" : "bc");
+    char *prop = o->properties ? file_name(o, i, "prop") : NULL;
+    char *sym = o->symbols ? file_name(o, i, "sym") : NULL;
+    if (!rc && (!code || (o->properties && !prop) || (o->symbols && !sym)))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    if (!rc)
+      rc = write_module(w, gm, o->text, code, d);
+    dl_module_free(gm);
+    if (!rc && prop)
+      rc = write_props(w, o, &g->props, prop, d);
+    if (!rc && sym)
+      rc = write_symbols(w, g, sym, d);
+    const char *cols[3] = {code, prop, sym};
+    for (int c = 0; !rc && c < 3; c++)
+      if (cols[c] && ((c && lw_buf_append(&table, "|", 1)) ||
+                      lw_buf_append(&table, cols[c], strlen(cols[c]))))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+    if (!rc && lw_buf_append(&table, "\n", 1))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    free(code);
+    free(prop);
+    free(sym);
+  }
+  if (!rc && !o->ir_only)
+    rc = write_out(w, o->output, table.data, table.len, d);
+  lw_buf_free(&table);
+  dl_split_free(&s);
+  dl_module_free(m);
+  return rc;
+}
+
+int lw_post_link_main(int argc, char **argv) {
+  struct lw_diag d = {0};
+  struct pl_options o = {0};
+  struct written w = {{0}};
+  int rc = parse(argc, argv, &o, &d);
+  if (!rc)
+    rc = run(&o, &w, &d);
+  if (rc) {
+    for (size_t i = 0; i < w.paths.n; i++)
+      unlink(w.paths.v[i]);
+    for (char *c = d.msg; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f)
+        *c = '?';
+    fprintf(stderr, "sycl-post-link: error: %s\n",
+            d.msg[0] ? d.msg : lw_strerror(rc));
+  }
+  lw_strvec_free(&w.paths);
+  return rc ? 1 : 0;
+}
+
+int lw_post_link_named(const char *argv0) {
+  const char *base = strrchr(argv0, '/');
+  return strcmp(base ? base + 1 : argv0, "sycl-post-link") == 0;
+}
