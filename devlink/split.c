@@ -46,7 +46,14 @@ struct kernel {
   enum entry_kind kind;
   char *group_id; /* split scope + feature key */
   struct dl__set reach;
+  size_t order; /* position in the module, for a stable sort */
 };
+
+static int by_dpcpp_key(const void *a, const void *b) {
+  const struct kernel *x = a, *y = b;
+  int c = strcmp(y->group_id, x->group_id);
+  return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
 
 static int append(struct lw_buf *b, const char *s) {
   return lw_buf_append(b, s, strlen(s));
@@ -114,7 +121,92 @@ static enum dl_split_mode resolve_auto(LLVMModuleRef m) {
   return DL_SPLIT_PER_SOURCE;
 }
 
-static int group_id(struct kernel *k, enum dl_split_mode mode) {
+/* The MDString operands of metadata `kind` on `f`, each after a '-'. */
+static int md_strings(LLVMValueRef f, const char *kind, struct lw_buf *key) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+  unsigned kid = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind));
+  size_t count = 0;
+  LLVMValueMetadataEntry *e = LLVMGlobalCopyAllMetadata(f, &count);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < count; i++) {
+    if (LLVMValueMetadataEntriesGetKind(e, (unsigned)i) != kid)
+      continue;
+    LLVMValueRef node = LLVMMetadataAsValue(
+        ctx, LLVMValueMetadataEntriesGetMetadata(e, (unsigned)i));
+    unsigned nops = LLVMGetMDNodeNumOperands(node);
+    LLVMValueRef *ops = calloc(nops ? nops : 1, sizeof *ops);
+    if (!ops) {
+      rc = LW_ENOMEM;
+      break;
+    }
+    LLVMGetMDNodeOperands(node, ops);
+    for (unsigned k = 0; !rc && k < nops; k++) {
+      unsigned len = 0;
+      const char *str = ops[k] ? LLVMGetMDString(ops[k], &len) : NULL;
+      if (str && (append(key, "-") || lw_buf_append(key, str, len)))
+        rc = LW_ENOMEM;
+    }
+    free(ops);
+  }
+  if (e)
+    LLVMDisposeValueMetadataEntries(e);
+  return rc;
+}
+
+/* Metadata `kind`'s integers on `f` (sorted when asked), each after a '-'. */
+static int md_ints(LLVMValueRef f, const char *kind, int sorted,
+                   struct lw_buf *key) {
+  int64_t v[64];
+  int n = dl__md_ints(f, kind, v, NULL, 64);
+  if (n > 64)
+    n = 64;
+  if (sorted && n > 1)
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+  char num[32];
+  for (int i = 0; i < n; i++) {
+    snprintf(num, sizeof num, "-%llu", (unsigned long long)v[i]);
+    if (append(key, num))
+      return LW_ENOMEM;
+  }
+  return 0;
+}
+
+/* DPC++'s sycl-post-link category of entry point `f` (DL_DPCPP_GROUPS):
+ * per kernel its name; per translation unit the values of its own
+ * attributes and metadata in DPC++'s order, each rule's text followed by
+ * '-'; everything together without a split. DPC++ gathers entry points by
+ * this string and writes the groups from the greatest string down. */
+static int dpcpp_key(LLVMValueRef f, enum dl_split_mode mode,
+                     struct lw_buf *key) {
+  static const char *const str_attrs[] = {"sycl-register-alloc-mode",
+                                          "sycl-grf-size"};
+  unsigned len = 0;
+  const char *a;
+  if (mode == DL_SPLIT_OFF)
+    return append(key, "-");
+  if (mode == DL_SPLIT_PER_KERNEL) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    return lw_buf_append(key, name, n) || append(key, "-") ? LW_ENOMEM : 0;
+  }
+  int rc = (a = attr(f, "sycl-module-id", &len)) && lw_buf_append(key, a, len);
+  rc = rc || append(key, "-");
+  for (size_t i = 0; !rc && i < 2; i++)
+    rc = ((a = attr(f, str_attrs[i], &len)) && lw_buf_append(key, a, len)) ||
+         append(key, "-");
+  rc = rc || md_ints(f, "sycl_used_aspects", 1, key) || append(key, "-") ||
+       md_ints(f, "reqd_work_group_size", 0, key) || append(key, "-") ||
+       md_ints(f, "work_group_num_dim", 0, key) || append(key, "-") ||
+       md_ints(f, "intel_reqd_sub_group_size", 0, key) || append(key, "-") ||
+       ((a = attr(f, "sycl-optlevel", &len)) && lw_buf_append(key, a, len)) ||
+       append(key, "-") || md_strings(f, "sycl_joint_matrix", key) ||
+       append(key, "-") || md_strings(f, "sycl_joint_matrix_mad", key) ||
+       append(key, "-");
+  return rc ? LW_ENOMEM : 0;
+}
+
+static int group_id(struct kernel *k, enum dl_split_mode mode,
+                    unsigned flags) {
   struct lw_buf key = {0};
   unsigned len = 0;
   const char *scope = "";
@@ -122,6 +214,14 @@ static int group_id(struct kernel *k, enum dl_split_mode mode) {
     const char *set = dl__vf_set(k->f, &len);
     if (append(&key, "|vf=") || lw_buf_append(&key, set, len) ||
         lw_buf_append(&key, "", 1)) {
+      lw_buf_free(&key);
+      return LW_ENOMEM;
+    }
+    k->group_id = (char *)key.data;
+    return 0;
+  }
+  if (flags & DL_DPCPP_GROUPS) {
+    if (dpcpp_key(k->f, mode, &key) || lw_buf_append(&key, "", 1)) {
       lw_buf_free(&key);
       return LW_ENOMEM;
     }
@@ -136,10 +236,9 @@ static int group_id(struct kernel *k, enum dl_split_mode mode) {
     if (!scope)
       scope = "";
   }
-  int rc =
-      lw_buf_append(&key, scope,
-                    mode == DL_SPLIT_PER_SOURCE ? len : strlen(scope)) ||
-      append(&key, "|a=") || collect(&k->reach, "sycl_used_aspects", &key) ||
+  int rc = lw_buf_append(&key, scope,
+                         mode == DL_SPLIT_PER_SOURCE ? len : strlen(scope));
+  rc = rc || append(&key, "|a=") || collect(&k->reach, "sycl_used_aspects", &key) ||
       append(&key, "|t=") || collect(&k->reach, "sycl_fixed_targets", &key) ||
       append(&key, "|w=") || own(k->f, "reqd_work_group_size", &key) ||
       append(&key, "|s=") || own(k->f, "intel_reqd_sub_group_size", &key) ||
@@ -219,6 +318,7 @@ static int copy_group(struct dl_group *to, const struct dl_group *g) {
                  (g->vf_set && !(to->vf_set = strdup(g->vf_set))) ||
                  lw_strvec_extend_from(&to->kernels, &g->kernels) ||
                  lw_strvec_extend_from(&to->exports, &g->exports) ||
+                 lw_strvec_extend_from(&to->entries, &g->entries) ||
                  lw_strvec_extend_from(&to->asserts, &g->asserts) ||
                  lw_strvec_extend_from(&to->keep, &g->keep)
              ? LW_ENOMEM
@@ -309,7 +409,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
                                ? VIRTUAL
                                : EXPORTED;
     if (kind == EXPORTED &&
-        !((flags & DL_DYNAMIC_LINKING) && dl__is_exportable(f)))
+        !((flags & (DL_DYNAMIC_LINKING | DL_EXTERNAL_ENTRIES)) &&
+          dl__is_exportable(f)))
       continue;
     if (lw_grow(&ks, nk, &cap, sizeof *ks, 16)) {
       rc = LW_ENOMEM;
@@ -321,9 +422,17 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     k->kind = kind;
     rc = dl__reachable(&f, 1, (flags & DL_DYNAMIC_LINKING) != 0, &k->reach)
              ? LW_ENOMEM
-             : group_id(k, mode);
-    if (!rc && (rc = dl__check_kernel(f, &k->reach, d)))
+             : group_id(k, mode, flags);
+    if (!rc && !(flags & DL_NO_SIZE_CHECK) &&
+        (rc = dl__check_kernel(f, &k->reach, d)))
       break;
+  }
+  /* DPC++ writes its groups from the greatest category down; its entry
+   * points stay in module order within a group. */
+  if (!rc && (flags & DL_DPCPP_GROUPS) && nk > 1) {
+    for (size_t i = 0; i < nk; i++)
+      ks[i].order = i;
+    qsort(ks, nk, sizeof *ks, by_dpcpp_key);
   }
   /* Groups in order of their first kernel; each gathers what its kernels
    * reach, for its property sets, and which of its kernels can reach the
@@ -368,9 +477,10 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     size_t len;
     const char *name = LLVMGetValueName2(ks[i].f, &len);
     if ((ks[i].kind != VIRTUAL &&
-         lw_strvec_push(ks[i].kind == EXPORTED ? &out->g[g].exports
-                                               : &out->g[g].kernels,
-                        name)) ||
+         (lw_strvec_push(ks[i].kind == EXPORTED ? &out->g[g].exports
+                                                : &out->g[g].kernels,
+                         name) ||
+          lw_strvec_push(&out->g[g].entries, name))) ||
         add_names(&out->g[g].keep, &ks[i].reach) ||
         (ks[i].kind == KERNEL && assert_fail &&
          dl__set_has(&ks[i].reach, assert_fail) &&
@@ -646,6 +756,7 @@ void dl_split_free(struct dl_split *s) {
     free(s->g[i].id);
     lw_strvec_free(&s->g[i].kernels);
     lw_strvec_free(&s->g[i].exports);
+    lw_strvec_free(&s->g[i].entries);
     lw_strvec_free(&s->g[i].asserts);
     lw_strvec_free(&s->g[i].keep);
     free(s->g[i].vf_set);

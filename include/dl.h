@@ -137,6 +137,7 @@ struct dl_group {
   char *id; /* split scope and feature key, for messages */
   struct lw_strvec kernels;
   struct lw_strvec exports;
+  struct lw_strvec entries; /* kernels and exports, in module order */
   struct lw_strvec asserts; /* its kernels that can reach
                                __devicelib_assert_fail */
   struct lw_strvec keep; /* sorted names */
@@ -183,6 +184,17 @@ enum {
   DL_SPEC_EMULATION = 32, /* loads from the kernel's spec-constant buffer */
   DL_SPEC_DEFAULT = 64,   /* their default values */
   DL_SPEC_MODES = DL_SPEC_NATIVE | DL_SPEC_EMULATION | DL_SPEC_DEFAULT,
+  /* DPC++'s sycl-post-link's ways (wrapper/postlink.c): */
+  DL_EXTERNAL_ENTRIES = 128, /* SYCL_EXTERNAL functions are entry points
+                                (split like kernels, in .sym) without
+                                dynamic linking too */
+  DL_DPCPP_GROUPS = 256,     /* entry points grouped and ordered as
+                                DPC++'s tool does: by each one's own
+                                attributes and metadata (none without a
+                                split), groups from the greatest category
+                                down */
+  DL_NO_SIZE_CHECK = 512,    /* a call graph may disagree on work-group and
+                                sub-group sizes */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the

@@ -37,8 +37,7 @@ static const char *const refused[] = {
 
 /* Options that change nothing fatlink makes. */
 static const char *const ignored[] = {
-    "f", "device-globals", "emit-only-kernels-as-entry-points",
-    "reduce-memory-usage", "safe-strip-dead-debug-info", NULL};
+    "f", "device-globals", "reduce-memory-usage", "safe-strip-dead-debug-info", NULL};
 
 static int listed(const char *const *list, const char *name, size_t len) {
   for (size_t i = 0; list[i]; i++)
@@ -50,7 +49,12 @@ static int listed(const char *const *list, const char *name, size_t len) {
 static int parse(int argc, char **argv, struct pl_options *o,
                  struct lw_diag *d) {
   o->input = "-";
-  o->split = DL_SPLIT_AUTO;
+  /* No -split (or -split=none): one module, not even split by optional
+   * features, as DPC++'s tool does. SYCL_EXTERNAL functions are entry
+   * points unless -emit-only-kernels-as-entry-points; a call graph's
+   * work-group sizes are not checked. */
+  o->split = DL_SPLIT_OFF;
+  o->flags = DL_DPCPP_GROUPS | DL_EXTERNAL_ENTRIES | DL_NO_SIZE_CHECK;
   o->properties = 1; /* DPC++'s tool writes them whatever is asked */
   o->opt_level = 2;
   int inputs = 0;
@@ -95,6 +99,8 @@ static int parse(int argc, char **argv, struct pl_options *o,
     } else if (IS("support-dynamic-linking") ||
                IS("allow-device-image-dependencies")) {
       o->flags |= DL_DYNAMIC_LINKING;
+    } else if (IS("emit-only-kernels-as-entry-points")) {
+      o->flags &= ~(unsigned)DL_EXTERNAL_ENTRIES;
     } else if (IS("generate-device-image-default-spec-consts")) {
       o->flags |= DL_SPEC_DEFAULT;
     } else if (IS("split") && v) {
@@ -215,12 +221,9 @@ static int write_symbols(struct written *w, const struct dl_group *g,
                          const char *path, struct lw_diag *d) {
   struct lw_buf text = {0};
   int rc = 0;
-  for (int pass = 0; pass < 2 && !rc; pass++) {
-    const struct lw_strvec *v = pass ? &g->exports : &g->kernels;
-    for (size_t k = 0; k < v->n && !rc; k++)
-      rc = lw_buf_append(&text, v->v[k], strlen(v->v[k])) ||
-           lw_buf_append(&text, "\n", 1);
-  }
+  for (size_t k = 0; k < g->entries.n && !rc; k++)
+    rc = lw_buf_append(&text, g->entries.v[k], strlen(g->entries.v[k])) ||
+         lw_buf_append(&text, "\n", 1);
   rc = rc ? lw_error(d, LW_ENOMEM, "out of memory")
           : write_out(w, path, text.data, text.len, d);
   lw_buf_free(&text);
