@@ -158,6 +158,12 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
  * expressions nothing uses aside), until none is left. */
 void dl__drop_unused(LLVMModuleRef m);
 
+/* ---- ctprops.c ---------------------------------------------------------- */
+
+/* Kernel properties given as "sycl-*" attributes become the metadata clang
+ * writes for the same properties (reqd_work_group_size, ...). */
+void dl__compile_time_properties(LLVMModuleRef m);
+
 /* ---- printf.c ----------------------------------------------------------- */
 
 /* In a SPIR module: printf calls whose format is a constant string call

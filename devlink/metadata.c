@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* SPIR kernels, and those of SYCL device code for AMD and NVIDIA GPUs
+ * (amdgpu_kernel, ptx_kernel), as DPC++'s post-link counts them. */
 int dl__is_kernel(LLVMValueRef f) {
+  unsigned cc = LLVMGetFunctionCallConv(f);
   return !LLVMIsDeclaration(f) &&
-         LLVMGetFunctionCallConv(f) == LLVMSPIRKERNELCallConv;
+         (cc == LLVMSPIRKERNELCallConv || cc == LLVMAMDGPUKERNELCallConv ||
+          cc == LLVMPTXKernelCallConv);
 }
 
 int dl__is_esimd(LLVMValueRef f) {

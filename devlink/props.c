@@ -6,7 +6,9 @@
  *                             (uint64 array), work_group_num_dim
  *   SYCL/kernel names         <kernel> = 1
  *   SYCL/kernel param opt     <kernel> = bit array of eliminated parameters
- *                             (none are: all zero, one bit per parameter)
+ *                             (sycl_kernel_omit_args, which DPC++'s front
+ *                             end writes; without it none are: one zero
+ *                             bit per parameter)
  *   SYCL/misc properties      optLevel, isEsimdImage (an ESIMD module),
  *                             specConstsReplacedWithDefault (specconst.c)
  *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
@@ -220,14 +222,24 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
     for (size_t k = 0; k < kernels->n && !entry; k++)
       entry = strcmp(kernels->v[k], name) == 0;
     if (entry) {
-      unsigned nparams = LLVMCountParams(f);
+      /* DPC++'s front end records which of the kernel's original
+       * parameters it eliminated (one i1 each); without that, none is. */
+      int64_t omit[512];
+      int nomit = dl__md_ints(f, "sycl_kernel_omit_args", omit, NULL, 512);
+      if (nomit < 0)
+        nomit = dl__md_ints(f, "spir_kernel_omit_args", omit, NULL, 512);
+      unsigned nparams = nomit >= 0 && nomit <= 512 ? (unsigned)nomit
+                                                    : LLVMCountParams(f);
       rc = u32(names, name, 1);
       if (!rc && nparams) {
         struct dl_prop *p = add_prop(param, name);
-        unsigned char zeros[64] = {0};
+        unsigned char bitsv[64] = {0};
+        for (int b = 0; nomit > 0 && b < nomit && b < 512; b++)
+          if (omit[b])
+            bitsv[b / 8] |= (unsigned char)(1u << (b % 8));
         size_t bytes = (nparams + 7) / 8;
         rc = !p ? LW_ENOMEM
-                : dl_encode_byte_array(zeros, bytes < 64 ? bytes : 64,
+                : dl_encode_byte_array(bitsv, bytes < 64 ? bytes : 64,
                                        nparams, &p->bytes);
         if (p)
           p->type = DL_PROP_BYTE_ARRAY;

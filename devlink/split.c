@@ -391,6 +391,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   out->flags = flags;
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
+  dl__compile_time_properties(m->mod);
   int rc0 = dl__check_module(m->mod, flags, &out->warnings, d);
   if (!rc0 && dl__printf_constant_formats(m->mod))
     rc0 = lw_error(d, LW_ENOMEM, "out of memory");
@@ -700,8 +701,32 @@ int dl_split_make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
 
 /* The group's module keeps only its own code and gets its specialization
  * constants lowered. */
+static int is_entry(const struct dl_group *g, const char *name) {
+  for (size_t k = 0; k < g->entries.n; k++)
+    if (strcmp(g->entries.v[k], name) == 0)
+      return 1;
+  return 0;
+}
+
+/* DL_INTERNALIZE: a split module's functions that are not its own entry
+ * points become internal (a SYCL_EXTERNAL function copied in as a callee
+ * too), as DPC++'s tool leaves them. */
+static void internalize(LLVMModuleRef m, const struct dl_group *g) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage ||
+        l == LLVMPrivateLinkage || is_entry(g, LLVMGetValueName(f)))
+      continue;
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    LLVMSetVisibility(f, LLVMDefaultVisibility);
+    LLVMSetComdat(f, NULL);
+  }
+}
+
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
+  if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set)
+    internalize((*out)->mod, &s->g[i]);
   int rc = dl__prune((*out)->mod, &s->g[i], s->flags)
                ? lw_error(d, LW_ENOMEM, "out of memory")
                : 0;

@@ -195,6 +195,8 @@ enum {
                                 down */
   DL_NO_SIZE_CHECK = 512,    /* a call graph may disagree on work-group and
                                 sub-group sizes */
+  DL_INTERNALIZE = 1024,     /* a split module's functions other than its
+                                entry points become internal */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the

@@ -104,6 +104,7 @@ static int parse(int argc, char **argv, struct pl_options *o,
     } else if (IS("generate-device-image-default-spec-consts")) {
       o->flags |= DL_SPEC_DEFAULT;
     } else if (IS("split") && v) {
+      o->flags |= DL_INTERNALIZE;
       o->split = !strcmp(v, "source")   ? DL_SPLIT_PER_SOURCE
                  : !strcmp(v, "kernel") ? DL_SPLIT_PER_KERNEL
                  : !strcmp(v, "auto")   ? DL_SPLIT_AUTO
@@ -140,6 +141,8 @@ static int parse(int argc, char **argv, struct pl_options *o,
     }
 #undef IS
   }
+  if (o->ir_only) /* one module: nothing to internalize for */
+    o->flags &= ~(unsigned)DL_INTERNALIZE;
   if (!o->output)
     return lw_error(d, LW_EINVAL, "no output: -o FILE is needed");
   return 0;
@@ -266,12 +269,22 @@ static int run(const struct pl_options *o, struct written *w,
     dl_init();
     rc = dl_link(&input, 1, NULL, 1, &m, d);
   }
-  /* One module, as it is: DPC++'s tool cannot split then either. */
-  if (!rc && o->ir_only)
-    rc = write_module(w, m, o->text, o->output, d);
-  if (!rc && !o->ir_only)
-    rc = dl_split(&m, o->split, o->opt_level, o->flags | DL_ALLOW_UNDEFINED,
-                  &s, d);
+  /* -ir-output-only: one module, never split (as DPC++'s tool). */
+  if (!rc)
+    rc = dl_split(&m, o->ir_only ? DL_SPLIT_OFF : o->split, o->opt_level,
+                  o->flags | DL_ALLOW_UNDEFINED, &s, d);
+  if (!rc && o->ir_only) {
+    struct dl_module *one = s.whole;
+    s.whole = NULL;
+    if (!one && s.n == 1)
+      rc = dl_split_module(&s, 0, &one, d);
+    else if (!one)
+      rc = lw_error(d, LW_EINVAL,
+                    "-ir-output-only: the device code makes %zu modules", s.n);
+    if (!rc)
+      rc = write_module(w, one, o->text, o->output, d);
+    dl_module_free(one);
+  }
   lw_buf_free(&in);
   for (size_t k = 0; !rc && k < s.warnings.n; k++)
     fprintf(stderr, "sycl-post-link: warning: %s\n", s.warnings.v[k]);

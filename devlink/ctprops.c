@@ -1,0 +1,78 @@
+/* ctprops.c - SYCL kernel properties given as attributes. DPC++'s front
+ * end writes the kernel properties of the sycl_ext_oneapi_kernel_properties
+ * extension (work_group_size, sub_group_size, ...) as string attributes
+ * ("sycl-work-group-size"="8,4"); its post-link turns them into the
+ * metadata the rest of the tool chain reads (reqd_work_group_size, ...),
+ * the dimensions reversed as for the metadata clang writes itself. So does
+ * this, before the split, where the metadata is not there already. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *attr, *md;
+  int reverse;
+} props[] = {
+    {"sycl-sub-group-size", "intel_reqd_sub_group_size", 0},
+    {"sycl-work-group-size", "reqd_work_group_size", 1},
+    {"sycl-work-group-size-hint", "work_group_size_hint", 1},
+    {"sycl-max-work-group-size", "max_work_group_size", 1},
+    {"sycl-max-linear-work-group-size", "max_linear_work_group_size", 0},
+};
+
+/* The comma-separated numbers of `v` (at most 3); -1 when malformed. */
+static int numbers(const char *v, unsigned len, unsigned long long *out) {
+  int n = 0;
+  for (unsigned at = 0; at < len; n++) {
+    if (n == 3 || v[at] < '0' || v[at] > '9')
+      return -1;
+    unsigned long long x = 0;
+    while (at < len && v[at] >= '0' && v[at] <= '9')
+      x = x * 10 + (unsigned long long)(v[at++] - '0');
+    out[n] = x;
+    if (at < len && v[at++] != ',')
+      return -1;
+  }
+  return n;
+}
+
+static int has_md(LLVMValueRef f, unsigned kid) {
+  size_t count = 0;
+  LLVMValueMetadataEntry *e = LLVMGlobalCopyAllMetadata(f, &count);
+  int found = 0;
+  for (size_t i = 0; i < count && !found; i++)
+    found = LLVMValueMetadataEntriesGetKind(e, (unsigned)i) == kid;
+  if (e)
+    LLVMDisposeValueMetadataEntries(e);
+  return found;
+}
+
+void dl__compile_time_properties(LLVMModuleRef m) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f))
+      continue;
+    for (size_t p = 0; p < sizeof props / sizeof *props; p++) {
+      LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+          f, LLVMAttributeFunctionIndex, props[p].attr,
+          (unsigned)strlen(props[p].attr));
+      if (!a)
+        continue;
+      unsigned len;
+      const char *v = LLVMGetStringAttributeValue(a, &len);
+      unsigned long long nums[3];
+      int n = numbers(v, len, nums);
+      unsigned kid = LLVMGetMDKindIDInContext(ctx, props[p].md,
+                                              (unsigned)strlen(props[p].md));
+      if (n <= 0 || has_md(f, kid))
+        continue;
+      LLVMMetadataRef ops[3];
+      for (int i = 0; i < n; i++)
+        ops[i] = LLVMValueAsMetadata(LLVMConstInt(
+            i32, nums[props[p].reverse ? n - 1 - i : i], 0));
+      LLVMGlobalSetMetadata(f, kid, LLVMMDNodeInContext2(ctx, ops, (size_t)n));
+    }
+  }
+}
