@@ -88,6 +88,15 @@ int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d);
 
 struct ex_set;
 
+/* ---- plan_aot.c (for the planners and postlink.c) ---------------------- */
+
+struct dl_props;
+struct aot_reqs;
+/* A module's device requirements, for aot_filter, from its property sets
+ * (`aspects` and `fixed` give room for `max` values each). */
+void lw_aot_reqs(const struct dl_props *props, struct aot_reqs *r,
+                 uint32_t *aspects, uint32_t *fixed, size_t max);
+
 /* ---- postlink.c --------------------------------------------------------- */
 
 /* fatlink as DPC++'s sycl-post-link: its command line (argv[0] is the

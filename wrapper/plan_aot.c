@@ -348,8 +348,8 @@ static int aot_lookup(struct aot_job *a, const char *what, struct lw_diag *d) {
   return 0;
 }
 
-static void requirements(const struct dl_props *props, struct aot_reqs *r,
-                         uint32_t *aspects, uint32_t *fixed, size_t max) {
+void lw_aot_reqs(const struct dl_props *props, struct aot_reqs *r,
+                 uint32_t *aspects, uint32_t *fixed, size_t max) {
   memset(r, 0, sizeof *r);
   static const char set[] = "SYCL/device requirements";
   const struct dl_prop *pr = dl_props_find(props, set, "aspects");
@@ -521,7 +521,7 @@ int lw__aot_module_ready(struct lw_graph *g, struct sycl_module *m,
       m->index < t->split.n ? &t->split.g[m->index] : NULL;
   uint32_t aspects[64], fixed[64];
   struct aot_reqs r;
-  requirements(gr ? &gr->props : &none, &r, aspects, fixed, 64);
+  lw_aot_reqs(gr ? &gr->props : &none, &r, aspects, fixed, 64);
   for (size_t k = 0; k < t->nouts; k++) {
     const struct sycl_out *out = &t->outs[k];
     if (out->kind == AOT_JIT || !lw__aot_takes(t, k, m->index))

@@ -11,6 +11,7 @@
  * fails. */
 #include "internal.h"
 
+#include "aot.h"
 #include "dl.h"
 
 #include <stdio.h>
@@ -20,7 +21,11 @@
 
 struct pl_options {
   const char *input;   /* "-": stdin */
-  const char *output;  /* -o */
+  const char *output;  /* the first -o FILE: names the modules' files */
+  /* every -o: [TARGET,]FILE; a table with TARGET lists only the modules
+   * the device configuration's TARGET can take (all for a name it does
+   * not know) */
+  struct lw_strvec tables;
   const char *out_dir; /* -out-dir= */
   int text, ir_only, symbols, properties, param_info, program_metadata,
       kernel_names, opt_given, opt_level;
@@ -75,7 +80,16 @@ static int parse(int argc, char **argv, struct pl_options *o,
       if (!v && i + 1 >= argc)
         return lw_error(d, LW_EINVAL, "option '-%.*s' needs a value", (int)len,
                         name);
-      *(IS("o") ? &o->output : &o->out_dir) = v ? v : argv[++i];
+      const char *val = v ? v : argv[++i];
+      if (IS("out-dir")) {
+        o->out_dir = val;
+        continue;
+      }
+      if (lw_strvec_push(&o->tables, val))
+        return lw_error(d, LW_ENOMEM, "out of memory");
+      const char *comma = strchr(val, ',');
+      if (!o->output || (!comma && strchr(o->output, ',')))
+        o->output = val; /* a plain FILE names the files, else the first */
     } else if (IS("S")) {
       o->text = 1;
     } else if (IS("ir-output-only")) {
@@ -145,6 +159,10 @@ static int parse(int argc, char **argv, struct pl_options *o,
     o->flags &= ~(unsigned)DL_INTERNALIZE;
   if (!o->output)
     return lw_error(d, LW_EINVAL, "no output: -o FILE is needed");
+  if (o->ir_only && o->tables.n > 1)
+    return lw_error(d, LW_EINVAL, "-ir-output-only writes one file: one -o");
+  if (strchr(o->output, ',')) /* TARGET,FILE only: FILE names the files */
+    o->output = strchr(o->output, ',') + 1;
   return 0;
 }
 
@@ -248,6 +266,48 @@ static char *file_name(const struct pl_options *o, size_t i, const char *ext) {
   return lw_xasprintf("%.*s_%zu.%s", (int)stem, o->output, i, ext);
 }
 
+/* A file table: "[TARGET,]FILE" of -o; with a TARGET the device
+ * configuration knows, only the modules that device can take (its aspect
+ * filter, as an AOT link applies it). */
+static int write_table(struct written *w, const struct pl_options *o,
+                       const char *spec, const struct lw_strvec *rows,
+                       const struct dl_group *groups, struct lw_diag *d) {
+  const char *comma = strchr(spec, ',');
+  const char *path = comma ? comma + 1 : spec;
+  struct aot_config cfg = {0};
+  const struct aot_device *dev = NULL;
+  int rc = 0;
+  if (comma) {
+    char target[128];
+    snprintf(target, sizeof target, "%.*s", (int)(comma - spec), spec);
+    rc = aot_config_load(&cfg, NULL, d);
+    dev = rc ? NULL : aot_config_find(&cfg, target);
+  }
+  struct lw_buf table = {0};
+  if (!rc && (lw_buf_append(&table, "[Code", 5) ||
+              (o->properties && lw_buf_append(&table, "|Properties", 11)) ||
+              (o->symbols && lw_buf_append(&table, "|Symbols", 8)) ||
+              lw_buf_append(&table, "]\n", 2)))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < rows->n; i++) {
+    if (dev && groups) {
+      uint32_t aspects[64], fixed[64];
+      struct aot_reqs r;
+      char why[256];
+      lw_aot_reqs(&groups[i].props, &r, aspects, fixed, 64);
+      if (aot_filter(dev, &r, why, sizeof why))
+        continue;
+    }
+    if (lw_buf_append(&table, rows->v[i], strlen(rows->v[i])))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if (!rc)
+    rc = write_out(w, path, table.data, table.len, d);
+  lw_buf_free(&table);
+  aot_config_free(&cfg);
+  return rc;
+}
+
 static int run(const struct pl_options *o, struct written *w,
                struct lw_diag *d) {
   struct lw_buf in = {0};
@@ -288,16 +348,10 @@ static int run(const struct pl_options *o, struct written *w,
   lw_buf_free(&in);
   for (size_t k = 0; !rc && k < s.warnings.n; k++)
     fprintf(stderr, "sycl-post-link: warning: %s\n", s.warnings.v[k]);
-  struct lw_buf table = {0};
-  if (!rc && !o->ir_only &&
-      (lw_buf_append(&table, "[Code", 5) ||
-       (o->properties && lw_buf_append(&table, "|Properties", 11)) ||
-       (o->symbols && lw_buf_append(&table, "|Symbols", 8)) ||
-       lw_buf_append(&table, "]\n", 2)))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
   /* Device code without kernels is one module as it is, as in DPC++. */
   struct dl_group none = {0};
   size_t n = o->ir_only ? 0 : s.n ? s.n : s.whole ? 1 : 0;
+  struct lw_strvec rows = {0};
   for (size_t i = 0; !rc && i < n; i++) {
     struct dl_module *gm = NULL;
     const struct dl_group *g = s.n ? &s.g[i] : &none;
@@ -317,20 +371,17 @@ static int run(const struct pl_options *o, struct written *w,
       rc = write_props(w, o, &g->props, prop, d);
     if (!rc && sym)
       rc = write_symbols(w, g, sym, d);
-    const char *cols[3] = {code, prop, sym};
-    for (int c = 0; !rc && c < 3; c++)
-      if (cols[c] && ((c && lw_buf_append(&table, "|", 1)) ||
-                      lw_buf_append(&table, cols[c], strlen(cols[c]))))
-        rc = lw_error(d, LW_ENOMEM, "out of memory");
-    if (!rc && lw_buf_append(&table, "\n", 1))
+    if (!rc && lw_strvec_pushf(&rows, "%s%s%s%s%s\n", code, prop ? "|" : "",
+                               prop ? prop : "", sym ? "|" : "",
+                               sym ? sym : ""))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     free(code);
     free(prop);
     free(sym);
   }
-  if (!rc && !o->ir_only)
-    rc = write_out(w, o->output, table.data, table.len, d);
-  lw_buf_free(&table);
+  for (size_t t = 0; !rc && !o->ir_only && t < o->tables.n; t++)
+    rc = write_table(w, o, o->tables.v[t], &rows, s.n ? s.g : NULL, d);
+  lw_strvec_free(&rows);
   dl_split_free(&s);
   dl_module_free(m);
   return rc;
@@ -353,6 +404,7 @@ int lw_post_link_main(int argc, char **argv) {
             d.msg[0] ? d.msg : lw_strerror(rc));
   }
   lw_strvec_free(&w.paths);
+  lw_strvec_free(&o.tables);
   return rc ? 1 : 0;
 }
 
