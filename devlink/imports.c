@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Does `v` have users other than constant expressions nothing uses? */
+/* Does `v` have users other than constants (expressions, arrays, ...)
+ * nothing uses? */
 static int used(LLVMValueRef v, int depth) {
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
-    if (depth > 8 || !LLVMIsAConstantExpr(user) || used(user, depth + 1))
+    int constant = LLVMIsAConstant(user) && !LLVMIsAGlobalValue(user);
+    if (depth > 8 || !constant || used(user, depth + 1))
       return 1;
   }
   return 0;
@@ -49,6 +51,22 @@ void dl__drop_unused(LLVMModuleRef m) {
         LLVMDeleteGlobal(g);
         changed = 1;
       }
+    }
+  }
+}
+
+void dl__erase_used(LLVMModuleRef m) {
+  LLVMValueRef list = LLVMGetNamedGlobal(m, "llvm.used");
+  const char *triple = LLVMGetTarget(m);
+  if (!list || !triple || strncmp(triple, "spir", 4) != 0)
+    return;
+  LLVMDeleteGlobal(list);
+  LLVMValueRef next; /* the declarations only it named */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
+    next = LLVMGetNextFunction(f);
+    if (LLVMIsDeclaration(f) && !used(f, 0) && !LLVMGetIntrinsicID(f)) {
+      LLVMReplaceAllUsesWith(f, LLVMGetPoison(LLVMTypeOf(f)));
+      LLVMDeleteFunction(f);
     }
   }
 }

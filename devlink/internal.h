@@ -157,6 +157,10 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
 /* Deletes the local functions and variables nothing uses (constant
  * expressions nothing uses aside), until none is left. */
 void dl__drop_unused(LLVMModuleRef m);
+/* In a SPIR module: @llvm.used goes, as in DPC++'s post-link (what it
+ * names would become function pointers in SPIR-V), and with it the
+ * declarations nothing else uses. */
+void dl__erase_used(LLVMModuleRef m);
 
 /* ---- ctprops.c ---------------------------------------------------------- */
 

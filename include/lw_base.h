@@ -119,9 +119,14 @@ int lw_aspect_number(const char *name, size_t len);
  * LLVM's fatal-error handler. lw_doing also gives the thread a stack for
  * the handler to run on when the crash is a stack overflow. */
 void lw_doing(const char *origin, const char *what);
+/* The same for a step of fatlink's own whose crash is LLVM's bug, not the
+ * input's (a back end on a module fatlink made): "<what>". */
+void lw_doing_step(const char *what);
 void lw_done(void);
 /* The current one, or NULL; safe in a signal handler. */
 const char *lw_doing_now(void);
+/* Does the current one blame an input (lw_doing)? */
+int lw_doing_blames_input(void);
 
 #define LW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -255,8 +255,19 @@ void lw_error_line(const char *text, size_t n, char *line, size_t cap) {
 static __thread char doing[600];
 static __thread volatile int doing_set;
 static __thread int has_altstack;
+static __thread volatile int doing_input;
+
+static void doing_text(const char *origin, const char *what);
 
 void lw_doing(const char *origin, const char *what) {
+  doing_text(origin ? origin : "?", what);
+}
+
+void lw_doing_step(const char *what) { doing_text(NULL, what); }
+
+int lw_doing_blames_input(void) { return doing_input; }
+
+static void doing_text(const char *origin, const char *what) {
   if (!has_altstack) {
     /* Never unmapped: the thread's stack for a crash, for as long as it
      * lives (pool threads live as long as the process). */
@@ -269,7 +280,11 @@ void lw_doing(const char *origin, const char *what) {
       munmap(st.ss_sp, st.ss_size);
   }
   doing_set = 0;
-  snprintf(doing, sizeof doing, "'%s': %s", origin ? origin : "?", what);
+  if (origin)
+    snprintf(doing, sizeof doing, "'%s': %s", origin, what);
+  else
+    snprintf(doing, sizeof doing, "%s", what);
+  doing_input = origin != NULL;
   doing_set = 1;
 }
 

@@ -150,7 +150,14 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
     bc.len = 0;
   }
   if (!rc && r.how == MADE) {
+    char step[160];
+    snprintf(step, sizeof step,
+             "SPIR-V code generation for module %zu of %s: LLVM's SPIR-V "
+             "back end",
+             i, e->t->triple);
+    lw_doing_step(step);
     rc = dl_codegen(m, p->o->opt_level, DL_OBJECT, &spv, &vd);
+    lw_done();
     if (!rc && test_fault(i, e->failed[i]))
       memset(spv.data + 12, 0, 4);
     if (!rc)

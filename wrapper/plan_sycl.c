@@ -488,7 +488,8 @@ static unsigned split_flags(const struct target *t) {
   unsigned spec = 0;
   for (size_t k = 0; k < t->nouts; k++)
     spec |= lw__aot_spec_modes(t, k);
-  return spec | (o->relocatable ? DL_ALLOW_UNDEFINED : 0) |
+  return spec |
+         (o->relocatable || o->sycl_allow_undefined ? DL_ALLOW_UNDEFINED : 0) |
          (o->sycl_dynamic_linking ? DL_DYNAMIC_LINKING : 0) |
          (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
          (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0);

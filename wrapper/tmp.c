@@ -145,7 +145,8 @@ static void on_crash(int sig, siginfo_t *info, void *uctx) {
     say(doing);
     say(": LLVM crashed (");
     say(name);
-    say(") on this input: it is malformed\n");
+    say(lw_doing_blames_input() ? ") on this input: it is malformed\n"
+                                : ")\n");
     clean_up_in_signal();
     _exit(1);
   }

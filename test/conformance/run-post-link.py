@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run-post-link.py TESTS [--tool PATH] [--only SUBSTR] [--verbose]
+"""run-post-link.py TESTS [--tool PATH] [--only SUBSTR] [--verbose] [--link]
 
 Runs intel/llvm's sycl-post-link lit tests (TESTS: a checkout's
 llvm/test/tools/sycl-post-link, or a copy of it; never copied into this
@@ -11,7 +11,14 @@ which LLVM 22 no longer reads).
 
 Each test's RUN lines run in order in a shell (pipefail, like lit's), with
 %s, %S, %t, %T and %p substituted and sycl-post-link meaning --tool
-(default: the build's libexec/fatlink/sycl-post-link)."""
+(default: the build's libexec/fatlink/sycl-post-link).
+
+--link instead puts each test's IR (opaque pointers, targets spir*)
+through a whole wrapper link of its own (the IR embedded in a fat object
+as clang does, fatlink's default options, host linker /bin/true), every
+SPIR-V module kept and checked with spirv-val, and tables linked, failed
+(fatlink's first line) and invalid SPIR-V; --link-args adds fatlink
+options (--sycl-allow-undefined: DPC++'s way with undefined functions)."""
 import argparse
 import collections
 import os
@@ -117,6 +124,79 @@ def classify(test, tool, verbose):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def link_one(test, fatlink, fatpack, a_extra):
+    """'ok', or ('fail'|'invalid', why) for one IR file through a link."""
+    tmp = tempfile.mkdtemp(prefix="pll.")
+    env = dict(os.environ, PATH=LLVM_BIN + ":" + os.environ.get("PATH", ""),
+               TMPDIR=tmp)
+    try:
+        bc, fat = os.path.join(tmp, "in.bc"), os.path.join(tmp, "in.bin")
+        obj, dump = os.path.join(tmp, "in.o"), os.path.join(tmp, "dump")
+        os.mkdir(dump)
+        steps = [
+            ["llvm-as", test, "-o", bc],
+            [fatpack, "create", "--image=file=%s,triple=spirv64-unknown-"
+             "unknown,arch=generic,kind=sycl" % bc, "-o", fat],
+            ["clang-22", "-c", "-x", "c", "/dev/null", "-Xclang",
+             "-fembed-offload-object=" + fat, "-o", obj]]
+        for cmd in steps:
+            p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, encoding="utf-8",
+                               errors="replace")
+            if p.returncode:
+                return "n/a", "input not made: " + (p.stdout.strip()
+                                                    .splitlines() or [""])[0][:150]
+        p = subprocess.run([fatlink, "--linker-path=/bin/true", "-o",
+                            os.path.join(tmp, "out"), obj] + a_extra +
+                           [
+                            "--sycl-dump-device-code=" + dump], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           encoding="utf-8", errors="replace")
+        if p.returncode:
+            return "fail", (p.stdout.strip().splitlines() or [""])[0][:220]
+        for f in sorted(os.listdir(dump)):
+            if f.endswith(".spv"):
+                v = subprocess.run(["spirv-val", os.path.join(dump, f)],
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, encoding="utf-8",
+                                   errors="replace")
+                if v.returncode:
+                    return "invalid", "%s: %s" % (f, (v.stdout.strip()
+                                                      .splitlines() or [""])[0][:200])
+        return "ok", ""
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main_link(a, tests):
+    fatlink = os.path.join(SRC, "build", "bin", "fatlink")
+    fatpack = os.path.join(SRC, "build", "bin", "fatpack")
+    counts, lines = collections.Counter(), []
+    for t in tests:
+        if not t.endswith(".ll"):
+            continue
+        text = open(t, encoding="utf-8", errors="replace").read()
+        body = "\n".join(l for l in text.splitlines()
+                         if not l.lstrip().startswith(";"))
+        rel = os.path.relpath(t, a.tests)
+        if TYPED_PTR.search(body):
+            counts["n/a"] += 1
+            continue
+        m = re.search(r'target triple = "([^"]*)"', body)
+        if m and not m.group(1).startswith("spir"):
+            counts["n/a"] += 1
+            lines.append("N/A  %s: target %s" % (rel, m.group(1)))
+            continue
+        verdict, why = link_one(t, fatlink, fatpack, a.link_args.split())
+        counts[verdict] += 1
+        if verdict != "ok":
+            lines.append("%-4s %s: %s" % (verdict.upper()[:4], rel, why))
+    print("linked %d, failed %d, invalid SPIR-V %d, not applicable %d" %
+          (counts["ok"], counts["fail"], counts["invalid"], counts["n/a"]))
+    for line in lines:
+        print(line)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("tests")
@@ -124,6 +204,10 @@ def main():
         SRC, "build", "libexec", "fatlink", "sycl-post-link"))
     ap.add_argument("--only")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--link", action="store_true")
+    ap.add_argument("--link-args", default="",
+                    help="more fatlink options for --link, e.g. "
+                         "--sycl-allow-undefined")
     a = ap.parse_args()
     if not os.path.isdir(a.tests):
         sys.exit("run-post-link.py: %s is not a directory" % a.tests)
@@ -134,6 +218,8 @@ def main():
         for f in sorted(files):
             if f.endswith((".ll", ".test")) and (not a.only or a.only in f):
                 tests.append(os.path.join(root, f))
+    if a.link:
+        return main_link(a, sorted(tests))
     by_dir = collections.OrderedDict()
     details = []
     reasons = collections.Counter()
