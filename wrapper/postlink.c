@@ -27,7 +27,7 @@ struct pl_options {
    * not know) */
   struct lw_strvec tables;
   const char *out_dir; /* -out-dir= */
-  int text, ir_only, symbols, properties, param_info, program_metadata,
+  int text, ir_only, symbols, param_info, program_metadata,
       kernel_names, opt_given, opt_level;
   enum dl_split_mode split;
   unsigned flags; /* dl_split's */
@@ -42,7 +42,7 @@ static const char *const refused[] = {
 
 /* Options that change nothing fatlink makes. */
 static const char *const ignored[] = {
-    "f", "device-globals", "reduce-memory-usage", "safe-strip-dead-debug-info", NULL};
+    "f", "device-globals", "reduce-memory-usage", NULL};
 
 static int listed(const char *const *list, const char *name, size_t len) {
   for (size_t i = 0; list[i]; i++)
@@ -60,7 +60,6 @@ static int parse(int argc, char **argv, struct pl_options *o,
    * work-group sizes are not checked. */
   o->split = DL_SPLIT_OFF;
   o->flags = DL_DPCPP_GROUPS | DL_EXTERNAL_ENTRIES | DL_NO_SIZE_CHECK;
-  o->properties = 1; /* DPC++'s tool writes them whatever is asked */
   o->opt_level = 2;
   int inputs = 0;
   for (int i = 1; i < argc; i++) {
@@ -97,19 +96,17 @@ static int parse(int argc, char **argv, struct pl_options *o,
     } else if (IS("symbols")) {
       o->symbols = 1;
     } else if (IS("properties")) {
-      /* the default here */
+      /* written whatever is asked, as DPC++'s tool does */
     } else if (IS("emit-param-info")) {
-      o->param_info = o->properties = 1;
+      o->param_info = 1;
     } else if (IS("emit-program-metadata")) {
-      o->program_metadata = o->properties = 1;
+      o->program_metadata = 1;
     } else if (IS("emit-kernel-names")) {
-      o->kernel_names = o->properties = 1;
+      o->kernel_names = 1;
     } else if (IS("emit-exported-symbols")) {
       o->flags |= DL_EMIT_EXPORTED;
-      o->properties = 1;
     } else if (IS("emit-imported-symbols")) {
       o->flags |= DL_EMIT_IMPORTED;
-      o->properties = 1;
     } else if (IS("support-dynamic-linking") ||
                IS("allow-device-image-dependencies")) {
       o->flags |= DL_DYNAMIC_LINKING;
@@ -140,12 +137,13 @@ static int parse(int argc, char **argv, struct pl_options *o,
                         "emulation, rt or default)",
                         v);
       o->flags |= m;
-      o->properties = 1;
     } else if (len == 2 && name[0] == 'O' && name[1] >= '0' &&
                name[1] <= '3' && !v) {
       o->opt_level = name[1] - '0';
       o->opt_given = 1;
-    } else if (listed(refused, name, len)) {
+    } else if (IS("safe-strip-dead-debug-info") && v && !strcmp(v, "false")) {
+      /* fatlink keeps debug info as it is */
+    } else if (listed(refused, name, len) || IS("safe-strip-dead-debug-info")) {
       return lw_error(d, LW_ENOTSUP,
                       "option '-%.*s' is not supported: fatlink does not do "
                       "that DPC++ pass",
@@ -284,8 +282,7 @@ static int write_table(struct written *w, const struct pl_options *o,
     dev = rc ? NULL : aot_config_find(&cfg, target);
   }
   struct lw_buf table = {0};
-  if (!rc && (lw_buf_append(&table, "[Code", 5) ||
-              (o->properties && lw_buf_append(&table, "|Properties", 11)) ||
+  if (!rc && (lw_buf_append(&table, "[Code|Properties", 16) ||
               (o->symbols && lw_buf_append(&table, "|Symbols", 8)) ||
               lw_buf_append(&table, "]\n", 2)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
@@ -360,20 +357,19 @@ static int run(const struct pl_options *o, struct written *w,
     else
       gm = s.whole, s.whole = NULL;
     char *code = file_name(o, i, o->text ? "ll" : "bc");
-    char *prop = o->properties ? file_name(o, i, "prop") : NULL;
+    char *prop = file_name(o, i, "prop");
     char *sym = o->symbols ? file_name(o, i, "sym") : NULL;
-    if (!rc && (!code || (o->properties && !prop) || (o->symbols && !sym)))
+    if (!rc && (!code || !prop || (o->symbols && !sym)))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     if (!rc)
       rc = write_module(w, gm, o->text, code, d);
     dl_module_free(gm);
-    if (!rc && prop)
+    if (!rc)
       rc = write_props(w, o, &g->props, prop, d);
     if (!rc && sym)
       rc = write_symbols(w, g, sym, d);
-    if (!rc && lw_strvec_pushf(&rows, "%s%s%s%s%s\n", code, prop ? "|" : "",
-                               prop ? prop : "", sym ? "|" : "",
-                               sym ? sym : ""))
+    if (!rc && lw_strvec_pushf(&rows, "%s|%s%s%s\n", code, prop,
+                               sym ? "|" : "", sym ? sym : ""))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     free(code);
     free(prop);
