@@ -71,6 +71,57 @@ void dl__erase_used(LLVMModuleRef m) {
   }
 }
 
+/* The global `v` (a constant of llvm.compiler.used) refers to, through
+ * casts. */
+static LLVMValueRef listed_global(LLVMValueRef v) {
+  for (int depth = 0; v && depth < 4 && !LLVMIsAGlobalValue(v); depth++)
+    v = LLVMIsAConstantExpr(v) && LLVMGetNumOperands(v) ? LLVMGetOperand(v, 0)
+                                                         : NULL;
+  return v;
+}
+
+int dl__trim_compiler_used(LLVMModuleRef m) {
+  LLVMValueRef list = LLVMGetNamedGlobal(m, "llvm.compiler.used");
+  const char *triple = LLVMGetTarget(m);
+  LLVMValueRef init = list ? LLVMGetInitializer(list) : NULL;
+  if (!init || !triple || strncmp(triple, "spir", 4) != 0 ||
+      !LLVMIsAConstantArray(init))
+    return 0;
+  struct dl__gattrs ga = {0};
+  if (dl__gattrs_read(m, &ga))
+    return -1;
+  int n = LLVMGetNumOperands(init), kept = 0;
+  LLVMValueRef *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
+  if (!keep) {
+    dl__gattrs_free(&ga);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef e = LLVMGetOperand(init, (unsigned)i);
+    LLVMValueRef g = listed_global(e);
+    if (!g || !LLVMIsAGlobalVariable(g) ||
+        !dl__gattr(&ga, g, "sycl-device-global-size"))
+      keep[kept++] = e;
+  }
+  if (kept < n) {
+    LLVMTypeRef elem = LLVMGetElementType(LLVMTypeOf(init));
+    LLVMValueRef now =
+        kept ? LLVMConstArray2(elem, keep, (uint64_t)kept) : NULL;
+    LLVMValueRef g = now ? LLVMAddGlobal(m, LLVMTypeOf(now), "") : NULL;
+    if (g) {
+      LLVMSetInitializer(g, now);
+      LLVMSetLinkage(g, LLVMAppendingLinkage);
+      LLVMSetSection(g, "llvm.metadata");
+    }
+    LLVMDeleteGlobal(list);
+    if (g)
+      LLVMSetValueName2(g, "llvm.compiler.used", 18);
+  }
+  free(keep);
+  dl__gattrs_free(&ga);
+  return 0;
+}
+
 /* Leaves `f` without blocks: a declaration. Values go first, then every
  * instruction (and with them the branches naming blocks), then the
  * blocks. */

@@ -393,7 +393,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     mode = resolve_auto(m->mod);
   dl__compile_time_properties(m->mod);
   dl__erase_used(m->mod);
-  int rc0 = dl__check_module(m->mod, flags, &out->warnings, d);
+  int rc0 = dl__trim_compiler_used(m->mod)
+                ? lw_error(d, LW_ENOMEM, "out of memory")
+                : dl__check_module(m->mod, flags, &out->warnings, d);
   if (!rc0 && dl__printf_constant_formats(m->mod))
     rc0 = lw_error(d, LW_ENOMEM, "out of memory");
   if (rc0)
