@@ -591,10 +591,13 @@ static int hide(LLVMValueRef v, void *keep) {
     return 0;
   if (kept(keep, name)) {
     /* A set's virtual functions are its image's entry points, which no
-     * one there may call: the linker must not drop them as unused. */
+     * one there may call: the linker must not drop them as unused, and
+     * other images import them - external, as DPC++ makes them. */
     if (LLVMIsAFunction(v) && LLVMGetLinkage(v) == LLVMLinkOnceODRLinkage &&
-        dl__vf_set(v, &(unsigned){0}))
-      LLVMSetLinkage(v, LLVMWeakODRLinkage);
+        dl__vf_set(v, &(unsigned){0})) {
+      LLVMSetLinkage(v, LLVMExternalLinkage);
+      LLVMSetComdat(v, NULL);
+    }
     return 0;
   }
   LLVMSetComdat(v, NULL);
