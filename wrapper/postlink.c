@@ -51,6 +51,43 @@ static int listed(const char *const *list, const char *name, size_t len) {
   return 0;
 }
 
+static void usage(FILE *f) {
+  fputs(
+      "OVERVIEW: fatlink as DPC++'s sycl-post-link: splits SYCL device code "
+      "into modules\n"
+      "and writes each one's IR, property sets and entry points, listed in "
+      "a file table.\n\n"
+      "USAGE: sycl-post-link [options] [INPUT] -o TABLE (INPUT: .bc or .ll, "
+      "- or none: stdin)\n\n"
+      "OPTIONS:\n"
+      "  -o [TARGET,]FILE      the file table (several: TARGET's lists the "
+      "modules that\n"
+      "                        device can take); with -ir-output-only the IR\n"
+      "  -out-dir=DIR          where the modules' files go\n"
+      "  -split=source|kernel|auto|none  one module per translation unit, "
+      "per kernel,\n"
+      "                        as the code allows, or one (the default)\n"
+      "  -symbols              write each module's entry points (.sym)\n"
+      "  -properties           property sets (.prop; always written)\n"
+      "  -emit-param-info, -emit-program-metadata, -emit-kernel-names,\n"
+      "  -emit-exported-symbols, -emit-imported-symbols  property sets to add\n"
+      "  -support-dynamic-linking  SYCL_EXTERNAL functions may come from "
+      "other images\n"
+      "  -emit-only-kernels-as-entry-points  SYCL_EXTERNAL functions are "
+      "not entry points\n"
+      "  -spec-const=native|emulation  how specialization constants are "
+      "lowered\n"
+      "  -generate-device-image-default-spec-consts  also a copy with their "
+      "defaults\n"
+      "  -O0..-O3              the optLevel property\n"
+      "  -S                    IR as text (.ll) instead of bitcode (.bc)\n"
+      "  -ir-output-only       one module, no table\n"
+      "Options of DPC++ passes fatlink does not have (-lower-esimd, "
+      "-split-esimd, ...)\n"
+      "are refused by name.\n",
+      f);
+}
+
 static int parse(int argc, char **argv, struct pl_options *o,
                  struct lw_diag *d) {
   o->input = "-";
@@ -384,6 +421,12 @@ static int run(const struct pl_options *o, struct written *w,
 }
 
 int lw_post_link_main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help") ||
+        !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    }
   struct lw_diag d = {0};
   struct pl_options o = {0};
   struct written w = {{0}};
