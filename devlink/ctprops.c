@@ -37,17 +37,6 @@ static int numbers(const char *v, unsigned len, unsigned long long *out) {
   return n;
 }
 
-static int has_md(LLVMValueRef f, unsigned kid) {
-  size_t count = 0;
-  LLVMValueMetadataEntry *e = LLVMGlobalCopyAllMetadata(f, &count);
-  int found = 0;
-  for (size_t i = 0; i < count && !found; i++)
-    found = LLVMValueMetadataEntriesGetKind(e, (unsigned)i) == kid;
-  if (e)
-    LLVMDisposeValueMetadataEntries(e);
-  return found;
-}
-
 void dl__compile_time_properties(LLVMModuleRef m) {
   LLVMContextRef ctx = LLVMGetModuleContext(m);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
@@ -64,10 +53,10 @@ void dl__compile_time_properties(LLVMModuleRef m) {
       const char *v = LLVMGetStringAttributeValue(a, &len);
       unsigned long long nums[3];
       int n = numbers(v, len, nums);
+      if (n <= 0 || dl__md_ints(f, props[p].md, NULL, NULL, 0) >= 0)
+        continue;
       unsigned kid = LLVMGetMDKindIDInContext(ctx, props[p].md,
                                               (unsigned)strlen(props[p].md));
-      if (n <= 0 || has_md(f, kid))
-        continue;
       LLVMMetadataRef ops[3];
       for (int i = 0; i < n; i++)
         ops[i] = LLVMValueAsMetadata(LLVMConstInt(

@@ -57,8 +57,7 @@ void dl__drop_unused(LLVMModuleRef m) {
 
 void dl__erase_used(LLVMModuleRef m) {
   LLVMValueRef list = LLVMGetNamedGlobal(m, "llvm.used");
-  const char *triple = LLVMGetTarget(m);
-  if (!list || !triple || strncmp(triple, "spir", 4) != 0)
+  if (!list)
     return;
   LLVMDeleteGlobal(list);
   LLVMValueRef next; /* the declarations only it named */
@@ -82,10 +81,8 @@ static LLVMValueRef listed_global(LLVMValueRef v) {
 
 int dl__trim_compiler_used(LLVMModuleRef m) {
   LLVMValueRef list = LLVMGetNamedGlobal(m, "llvm.compiler.used");
-  const char *triple = LLVMGetTarget(m);
   LLVMValueRef init = list ? LLVMGetInitializer(list) : NULL;
-  if (!init || !triple || strncmp(triple, "spir", 4) != 0 ||
-      !LLVMIsAConstantArray(init))
+  if (!init || !LLVMIsAConstantArray(init))
     return 0;
   struct dl__gattrs ga = {0};
   if (dl__gattrs_read(m, &ga))

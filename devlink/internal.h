@@ -76,6 +76,9 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
  * NULL). Returns the count, -1 when absent; at most `max` are stored. */
 int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
                 const char **names, int max);
+/* Each MDString operand of metadata `kind` on `f`, after a '-', appended
+ * to `out`; 0 or LW_ENOMEM. */
+int dl__md_strings(LLVMValueRef f, const char *kind, struct lw_buf *out);
 
 /* ---- gattrs.c: string attributes of global variables -------------------- */
 

@@ -31,46 +31,75 @@ int dl__is_exportable(LLVMValueRef f) {
                                         "indirectly-callable", 19);
 }
 
-int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
-                const char **names, int max) {
+/* Metadata `kind` of `f` as a value (an MDNode), or NULL. */
+static LLVMValueRef md_node(LLVMValueRef f, const char *kind) {
   LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
   unsigned kid = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind));
   size_t count = 0;
   LLVMValueMetadataEntry *e = LLVMGlobalCopyAllMetadata(f, &count);
-  int n = -1;
-  for (size_t i = 0; i < count && n < 0; i++) {
-    if (LLVMValueMetadataEntriesGetKind(e, (unsigned)i) != kid)
-      continue;
-    LLVMValueRef node =
-        LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(e, (unsigned)i));
-    unsigned nops = LLVMGetMDNodeNumOperands(node);
-    LLVMValueRef *ops = calloc(nops ? nops : 1, sizeof *ops);
-    if (!ops)
-      break;
-    LLVMGetMDNodeOperands(node, ops);
-    n = 0;
-    for (unsigned k = 0; k < nops; k++) {
-      LLVMValueRef op = ops[k];
-      const char *name = NULL;
-      if (op && LLVMIsAMDNode(op) && LLVMGetMDNodeNumOperands(op) == 2) {
-        LLVMValueRef pair[2];
-        LLVMGetMDNodeOperands(op, pair);
-        unsigned len;
-        name = pair[0] ? LLVMGetMDString(pair[0], &len) : NULL;
-        op = pair[1];
-      }
-      if (!op || !LLVMIsAConstantInt(op))
-        continue;
-      if (n < max) {
-        out[n] = LLVMConstIntGetSExtValue(op);
-        if (names)
-          names[n] = name;
-      }
-      n++;
-    }
-    free(ops);
-  }
+  LLVMValueRef node = NULL;
+  for (size_t i = 0; i < count && !node; i++)
+    if (LLVMValueMetadataEntriesGetKind(e, (unsigned)i) == kid)
+      node = LLVMMetadataAsValue(
+          ctx, LLVMValueMetadataEntriesGetMetadata(e, (unsigned)i));
   if (e)
     LLVMDisposeValueMetadataEntries(e);
+  return node;
+}
+
+/* The operands of `node` (malloc'd; *n of them), or NULL. */
+static LLVMValueRef *md_operands(LLVMValueRef node, unsigned *n) {
+  *n = LLVMGetMDNodeNumOperands(node);
+  LLVMValueRef *ops = calloc(*n ? *n : 1, sizeof *ops);
+  if (ops)
+    LLVMGetMDNodeOperands(node, ops);
+  return ops;
+}
+
+int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
+                const char **names, int max) {
+  LLVMValueRef node = md_node(f, kind);
+  unsigned nops;
+  LLVMValueRef *ops = node ? md_operands(node, &nops) : NULL;
+  if (!ops)
+    return -1;
+  int n = 0;
+  for (unsigned k = 0; k < nops; k++) {
+    LLVMValueRef op = ops[k];
+    const char *name = NULL;
+    if (op && LLVMIsAMDNode(op) && LLVMGetMDNodeNumOperands(op) == 2) {
+      LLVMValueRef pair[2];
+      LLVMGetMDNodeOperands(op, pair);
+      unsigned len;
+      name = pair[0] ? LLVMGetMDString(pair[0], &len) : NULL;
+      op = pair[1];
+    }
+    if (!op || !LLVMIsAConstantInt(op))
+      continue;
+    if (n < max) {
+      out[n] = LLVMConstIntGetSExtValue(op);
+      if (names)
+        names[n] = name;
+    }
+    n++;
+  }
+  free(ops);
   return n;
+}
+
+int dl__md_strings(LLVMValueRef f, const char *kind, struct lw_buf *out) {
+  LLVMValueRef node = md_node(f, kind);
+  unsigned nops;
+  LLVMValueRef *ops = node ? md_operands(node, &nops) : NULL;
+  if (node && !ops)
+    return LW_ENOMEM;
+  int rc = 0;
+  for (unsigned k = 0; ops && !rc && k < nops; k++) {
+    unsigned len = 0;
+    const char *str = ops[k] ? LLVMGetMDString(ops[k], &len) : NULL;
+    if (str && (lw_buf_append(out, "-", 1) || lw_buf_append(out, str, len)))
+      rc = LW_ENOMEM;
+  }
+  free(ops);
+  return rc;
 }

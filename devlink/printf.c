@@ -128,9 +128,6 @@ static int rewrite(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call) {
 }
 
 int dl__printf_constant_formats(LLVMModuleRef m) {
-  const char *triple = LLVMGetTarget(m);
-  if (!triple || strncmp(triple, "spir", 4) != 0)
-    return 0;
   LLVMBuilderRef b = NULL;
   int rc = 0, changed = 0, done;
   LLVMValueRef next;

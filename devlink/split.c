@@ -121,38 +121,6 @@ static enum dl_split_mode resolve_auto(LLVMModuleRef m) {
   return DL_SPLIT_PER_SOURCE;
 }
 
-/* The MDString operands of metadata `kind` on `f`, each after a '-'. */
-static int md_strings(LLVMValueRef f, const char *kind, struct lw_buf *key) {
-  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(f));
-  unsigned kid = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind));
-  size_t count = 0;
-  LLVMValueMetadataEntry *e = LLVMGlobalCopyAllMetadata(f, &count);
-  int rc = 0;
-  for (size_t i = 0; !rc && i < count; i++) {
-    if (LLVMValueMetadataEntriesGetKind(e, (unsigned)i) != kid)
-      continue;
-    LLVMValueRef node = LLVMMetadataAsValue(
-        ctx, LLVMValueMetadataEntriesGetMetadata(e, (unsigned)i));
-    unsigned nops = LLVMGetMDNodeNumOperands(node);
-    LLVMValueRef *ops = calloc(nops ? nops : 1, sizeof *ops);
-    if (!ops) {
-      rc = LW_ENOMEM;
-      break;
-    }
-    LLVMGetMDNodeOperands(node, ops);
-    for (unsigned k = 0; !rc && k < nops; k++) {
-      unsigned len = 0;
-      const char *str = ops[k] ? LLVMGetMDString(ops[k], &len) : NULL;
-      if (str && (append(key, "-") || lw_buf_append(key, str, len)))
-        rc = LW_ENOMEM;
-    }
-    free(ops);
-  }
-  if (e)
-    LLVMDisposeValueMetadataEntries(e);
-  return rc;
-}
-
 /* Metadata `kind`'s integers on `f` (sorted when asked), each after a '-'. */
 static int md_ints(LLVMValueRef f, const char *kind, int sorted,
                    struct lw_buf *key) {
@@ -199,8 +167,8 @@ static int dpcpp_key(LLVMValueRef f, enum dl_split_mode mode,
        md_ints(f, "work_group_num_dim", 0, key) || append(key, "-") ||
        md_ints(f, "intel_reqd_sub_group_size", 0, key) || append(key, "-") ||
        ((a = attr(f, "sycl-optlevel", &len)) && lw_buf_append(key, a, len)) ||
-       append(key, "-") || md_strings(f, "sycl_joint_matrix", key) ||
-       append(key, "-") || md_strings(f, "sycl_joint_matrix_mad", key) ||
+       append(key, "-") || dl__md_strings(f, "sycl_joint_matrix", key) ||
+       append(key, "-") || dl__md_strings(f, "sycl_joint_matrix_mad", key) ||
        append(key, "-");
   return rc ? LW_ENOMEM : 0;
 }
@@ -236,9 +204,10 @@ static int group_id(struct kernel *k, enum dl_split_mode mode,
     if (!scope)
       scope = "";
   }
-  int rc = lw_buf_append(&key, scope,
-                         mode == DL_SPLIT_PER_SOURCE ? len : strlen(scope));
-  rc = rc || append(&key, "|a=") || collect(&k->reach, "sycl_used_aspects", &key) ||
+  int rc =
+      lw_buf_append(&key, scope,
+                    mode == DL_SPLIT_PER_SOURCE ? len : strlen(scope)) ||
+      append(&key, "|a=") || collect(&k->reach, "sycl_used_aspects", &key) ||
       append(&key, "|t=") || collect(&k->reach, "sycl_fixed_targets", &key) ||
       append(&key, "|w=") || own(k->f, "reqd_work_group_size", &key) ||
       append(&key, "|s=") || own(k->f, "intel_reqd_sub_group_size", &key) ||
@@ -391,13 +360,18 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   out->flags = flags;
   if (mode == DL_SPLIT_AUTO)
     mode = resolve_auto(m->mod);
+  /* What DPC++'s post-link does to the module before its split; the rest
+   * only for SPIR, whose SPIR-V it shapes. */
   dl__compile_time_properties(m->mod);
-  dl__erase_used(m->mod);
-  int rc0 = dl__trim_compiler_used(m->mod)
-                ? lw_error(d, LW_ENOMEM, "out of memory")
-                : dl__check_module(m->mod, flags, &out->warnings, d);
-  if (!rc0 && dl__printf_constant_formats(m->mod))
-    rc0 = lw_error(d, LW_ENOMEM, "out of memory");
+  int rc0 = 0;
+  if (strncmp(m->triple, "spir", 4) == 0) {
+    dl__erase_used(m->mod);
+    if (dl__trim_compiler_used(m->mod) ||
+        dl__printf_constant_formats(m->mod))
+      rc0 = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if (!rc0)
+    rc0 = dl__check_module(m->mod, flags, &out->warnings, d);
   if (rc0)
     return rc0;
   unsigned anon = 0;

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LW_ERRNO_MAP(XX)                                                       \
   XX(EINVAL, -1, "invalid argument")                                           \
@@ -93,6 +94,12 @@ void lw_error_line(const char *text, size_t n, char *line, size_t cap);
 /* Reads a whole file into `out`; a missing or unreadable file is an error
  * naming the path. */
 int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d);
+/* Reads `f` to its end into `out`; `name` names it in errors. */
+int lw_read_stream(FILE *f, const char *name, struct lw_buf *out,
+                   struct lw_diag *d);
+/* Prints "<prog>: error: <message>" on one line (control characters of
+ * the message made '?'). */
+void lw_report_error(const char *prog, struct lw_diag *d, int rc);
 /* Writes `n` bytes to `path`, an error naming it on failure. */
 int lw_write_file(const char *path, const void *p, size_t n,
                   struct lw_diag *d);

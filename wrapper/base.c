@@ -168,10 +168,8 @@ char *lw_xasprintf(const char *fmt, ...) {
   return s;
 }
 
-int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
+int lw_read_stream(FILE *f, const char *name, struct lw_buf *out,
+                   struct lw_diag *d) {
   unsigned char chunk[65536];
   size_t n;
   int rc = 0;
@@ -179,11 +177,29 @@ int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d) {
     if ((rc = lw_buf_append(out, chunk, n)))
       break;
   if (!rc && ferror(f))
-    rc = lw_error_path(d, LW_EIO, path, "read error");
+    rc = lw_error_path(d, LW_EIO, name, "read error");
   else if (rc)
-    lw_error_path(d, rc, path, "out of memory");
+    lw_error_path(d, rc, name, "out of memory");
+  return rc;
+}
+
+int lw_read_file(const char *path, struct lw_buf *out, struct lw_diag *d) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return lw_error_path(d, LW_EIO, path, "%s", strerror(errno));
+  int rc = lw_read_stream(f, path, out, d);
   fclose(f);
   return rc;
+}
+
+void lw_report_error(const char *prog, struct lw_diag *d, int rc) {
+  /* One line, whatever bytes the input gave the message (a name from
+   * malformed bitcode may hold a newline). */
+  for (char *c = d->msg; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = '?';
+  fprintf(stderr, "%s: error: %s\n", prog,
+          d->msg[0] ? d->msg : lw_strerror(rc));
 }
 
 int lw_write_file(const char *path, const void *p, size_t n,

@@ -150,12 +150,7 @@ int main(int argc, char **argv) {
   lw_options_free(&o);
   if (rc) {
     lw_tmp_cleanup();
-    /* One line, whatever bytes the input gave the message (a name from
-     * malformed bitcode may hold a newline). */
-    for (char *c = d.msg; *c; c++)
-      if ((unsigned char)*c < 0x20 || *c == 0x7f)
-        *c = '?';
-    fprintf(stderr, "fatlink: error: %s\n", d.msg[0] ? d.msg : lw_strerror(rc));
+    lw_report_error("fatlink", &d, rc);
     return d.exit_status > 0 ? d.exit_status : 1;
   }
   return 0;

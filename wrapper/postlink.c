@@ -253,17 +253,11 @@ static int write_props(struct written *w, const struct pl_options *o,
     const struct dl_propset *s = &all->s[i];
     if (!wanted(o, s->name))
       continue;
-    shown.s[shown.n] = *s; /* shares the properties: not freed here */
-    if (!strcmp(s->name, "SYCL/misc properties") && !o->opt_given) {
-      /* optLevel only for an -O given */
-      struct dl_propset *m = &shown.s[shown.n];
-      size_t k = 0;
-      while (k < m->n && strcmp(m->p[k].name, "optLevel"))
-        k++;
-      if (k < m->n && m->n == 1)
-        continue;
-    }
-    shown.n++;
+    /* optLevel only for an -O given: a set of nothing else goes */
+    if (!o->opt_given && !strcmp(s->name, "SYCL/misc properties") &&
+        s->n == 1 && !strcmp(s->p[0].name, "optLevel"))
+      continue;
+    shown.s[shown.n++] = *s; /* shares the properties: not freed here */
   }
   struct lw_buf text = {0};
   int rc = dl_props_write_text(&shown, &text)
@@ -289,8 +283,7 @@ static int write_symbols(struct written *w, const struct dl_group *g,
 /* <stem>_<i>.<ext>: the output's path without its extension, in -out-dir
  * when given. */
 static char *file_name(const struct pl_options *o, size_t i, const char *ext) {
-  const char *base = strrchr(o->output, '/');
-  base = base ? base + 1 : o->output;
+  const char *base = lw_base_name(o->output);
   const char *dot = strrchr(base, '.');
   size_t stem = dot && dot > base ? (size_t)(dot - o->output)
                                   : strlen(o->output);
@@ -305,18 +298,17 @@ static char *file_name(const struct pl_options *o, size_t i, const char *ext) {
  * configuration knows, only the modules that device can take (its aspect
  * filter, as an AOT link applies it). */
 static int write_table(struct written *w, const struct pl_options *o,
-                       const char *spec, const struct lw_strvec *rows,
+                       const char *spec, const struct aot_config *cfg,
+                       const struct lw_strvec *rows,
                        const struct dl_group *groups, struct lw_diag *d) {
   const char *comma = strchr(spec, ',');
   const char *path = comma ? comma + 1 : spec;
-  struct aot_config cfg = {0};
   const struct aot_device *dev = NULL;
   int rc = 0;
   if (comma) {
     char target[128];
     snprintf(target, sizeof target, "%.*s", (int)(comma - spec), spec);
-    rc = aot_config_load(&cfg, NULL, d);
-    dev = rc ? NULL : aot_config_find(&cfg, target);
+    dev = aot_config_find(cfg, target);
   }
   struct lw_buf table = {0};
   if (!rc && (lw_buf_append(&table, "[Code|Properties", 16) ||
@@ -338,7 +330,6 @@ static int write_table(struct written *w, const struct pl_options *o,
   if (!rc)
     rc = write_out(w, path, table.data, table.len, d);
   lw_buf_free(&table);
-  aot_config_free(&cfg);
   return rc;
 }
 
@@ -346,15 +337,10 @@ static int run(const struct pl_options *o, struct written *w,
                struct lw_diag *d) {
   struct lw_buf in = {0};
   int rc = 0;
-  if (strcmp(o->input, "-") == 0) {
-    char chunk[65536];
-    size_t n;
-    while (!rc && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-      rc = lw_buf_append(&in, chunk, n) ? lw_error(d, LW_ENOMEM, "out of memory")
-                                        : 0;
-  } else {
+  if (strcmp(o->input, "-") == 0)
+    rc = lw_read_stream(stdin, "<stdin>", &in, d);
+  else
     rc = lw_read_file(o->input, &in, d);
-  }
   struct dl_module *m = NULL;
   struct dl_split s = {0};
   if (!rc) {
@@ -412,8 +398,16 @@ static int run(const struct pl_options *o, struct written *w,
     free(prop);
     free(sym);
   }
+  /* the device configuration, once, when a table is for a TARGET */
+  struct aot_config cfg = {0};
+  int targets = 0;
+  for (size_t t = 0; !o->ir_only && t < o->tables.n; t++)
+    targets |= strchr(o->tables.v[t], ',') != NULL;
+  if (!rc && targets)
+    rc = aot_config_load(&cfg, NULL, d);
   for (size_t t = 0; !rc && !o->ir_only && t < o->tables.n; t++)
-    rc = write_table(w, o, o->tables.v[t], &rows, s.n ? s.g : NULL, d);
+    rc = write_table(w, o, o->tables.v[t], &cfg, &rows, s.n ? s.g : NULL, d);
+  aot_config_free(&cfg);
   lw_strvec_free(&rows);
   dl_split_free(&s);
   dl_module_free(m);
@@ -436,11 +430,7 @@ int lw_post_link_main(int argc, char **argv) {
   if (rc) {
     for (size_t i = 0; i < w.paths.n; i++)
       unlink(w.paths.v[i]);
-    for (char *c = d.msg; *c; c++)
-      if ((unsigned char)*c < 0x20 || *c == 0x7f)
-        *c = '?';
-    fprintf(stderr, "sycl-post-link: error: %s\n",
-            d.msg[0] ? d.msg : lw_strerror(rc));
+    lw_report_error("sycl-post-link", &d, rc);
   }
   lw_strvec_free(&w.paths);
   lw_strvec_free(&o.tables);
@@ -448,6 +438,5 @@ int lw_post_link_main(int argc, char **argv) {
 }
 
 int lw_post_link_named(const char *argv0) {
-  const char *base = strrchr(argv0, '/');
-  return strcmp(base ? base + 1 : argv0, "sycl-post-link") == 0;
+  return strcmp(lw_base_name(argv0), "sycl-post-link") == 0;
 }
