@@ -95,10 +95,13 @@ static int known(const char *list, const char *opt) {
  * the device compilers take from DPC++'s translator: without the first, a
  * pointer compared with another (`p ? p : "..."`) becomes OpPtrNotEqual,
  * which Intel's GPU compiler (ocloc) refuses.
+ * -strip-global-constants: a split module keeps no compile unit of another
+ * translation unit for the sake of its constants' debug information alone
+ * (what DPC++'s post-link strips; split.c runs the pass).
  * The SPIR-V extensions (-spirv-ext) come after: see below. */
 static const char *const defaults[] = {
     "-disable-lsr", "-translator-compatibility-mode",
-    "-avoid-spirv-capabilities=Shader"};
+    "-avoid-spirv-capabilities=Shader", "-strip-global-constants"};
 
 /* The SPIR-V extensions the back end may use: the set DPC++'s driver
  * enables for its SPIR targets when it makes SPIR-V with LLVM's back end

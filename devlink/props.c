@@ -271,11 +271,6 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
   if (!rc)
     rc = u32(set(out, "SYCL/misc properties"), "optLevel",
              (uint32_t)(misc_opt >= 0 ? misc_opt : opt_level));
-  /* The split keeps ESIMD kernels apart: the first one says. */
-  LLVMValueRef k0 =
-      kernels->n ? LLVMGetNamedFunction(mod, kernels->v[0]) : NULL;
-  if (!rc && k0 && dl__is_esimd(k0))
-    rc = u32(set(out, "SYCL/misc properties"), "isEsimdImage", 1);
   return rc;
 }
 
@@ -346,6 +341,9 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   int rc = requirements(fns, gr, out);
   if (!rc)
     rc = per_function(mod, fns, kernels, opt_level, out);
+  /* an image of ESIMD entry points only (split.c) */
+  if (!rc && gr->esimd && gr->entries.n)
+    rc = u32(set(out, "SYCL/misc properties"), "isEsimdImage", 1);
   /* The runtime watches for a failed assert after these kernels run. */
   for (size_t i = 0; !rc && i < gr->asserts.n; i++)
     rc = u32(set(out, "SYCL/assert used"), gr->asserts.v[i], 1);

@@ -33,6 +33,7 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,23 @@ struct kernel {
   char *group_id; /* split scope + feature key */
   struct dl__set reach;
   size_t order; /* position in the module, for a stable sort */
+  int esimd;    /* an ESIMD kernel in a module of ESIMD kernels: its group's
+                   id ends in ESIMD */
+  int all_esimd; /* an ESIMD entry point */
 };
 
+#define ESIMD "|esimd"
+
+
+/* DPC++'s order: categories from the greatest down, a category's ESIMD
+ * part right after its SPMD part, module order within each. */
 static int by_dpcpp_key(const void *a, const void *b) {
   const struct kernel *x = a, *y = b;
-  int c = strcmp(y->group_id, x->group_id);
+  size_t lx = strlen(x->group_id) - (x->esimd ? sizeof ESIMD - 1 : 0);
+  size_t ly = strlen(y->group_id) - (y->esimd ? sizeof ESIMD - 1 : 0);
+  int c = memcmp(y->group_id, x->group_id, lx < ly ? lx : ly);
+  if (!c)
+    c = lx < ly ? 1 : lx > ly ? -1 : x->esimd - y->esimd;
   return c ? c : x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -188,8 +201,13 @@ static int group_id(struct kernel *k, enum dl_split_mode mode,
     k->group_id = (char *)key.data;
     return 0;
   }
+  k->esimd = k->kind == KERNEL && dl__is_esimd(k->f) &&
+             (flags & (DL_DPCPP_GROUPS | DL_SPLIT_ESIMD)) != DL_DPCPP_GROUPS;
+  k->all_esimd = k->kind != VIRTUAL && dl__is_esimd(k->f);
   if (flags & DL_DPCPP_GROUPS) {
-    if (dpcpp_key(k->f, mode, &key) || lw_buf_append(&key, "", 1)) {
+    /* DPC++ splits each category's module into its SPMD and ESIMD parts */
+    if (dpcpp_key(k->f, mode, &key) || append(&key, k->esimd ? ESIMD : "") ||
+        lw_buf_append(&key, "", 1)) {
       lw_buf_free(&key);
       return LW_ENOMEM;
     }
@@ -211,7 +229,7 @@ static int group_id(struct kernel *k, enum dl_split_mode mode,
       append(&key, "|t=") || collect(&k->reach, "sycl_fixed_targets", &key) ||
       append(&key, "|w=") || own(k->f, "reqd_work_group_size", &key) ||
       append(&key, "|s=") || own(k->f, "intel_reqd_sub_group_size", &key) ||
-      append(&key, dl__is_esimd(k->f) ? "|esimd" : "") ||
+      append(&key, k->esimd ? ESIMD : "") ||
       lw_buf_append(&key, "", 1);
   if (rc) {
     lw_buf_free(&key);
@@ -283,6 +301,7 @@ static int cmp_str(const void *a, const void *b) {
 
 static int copy_group(struct dl_group *to, const struct dl_group *g) {
   memset(to, 0, sizeof *to);
+  to->esimd = g->esimd;
   return !(to->id = strdup(g->id)) ||
                  (g->vf_set && !(to->vf_set = strdup(g->vf_set))) ||
                  lw_strvec_extend_from(&to->kernels, &g->kernels) ||
@@ -432,6 +451,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       out->g = ng;
       memset(&out->g[g], 0, sizeof *ng);
       out->g[g].id = ks[i].group_id;
+      out->g[g].esimd = 1;
       ks[i].group_id = NULL;
       out->n++;
       unsigned vlen;
@@ -449,6 +469,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       reach = nr;
       memset(&reach[g], 0, sizeof *reach);
     }
+    out->g[g].esimd &= ks[i].all_esimd;
     for (size_t k = 0; !rc && k < ks[i].reach.cap; k++)
       if (ks[i].reach.v[k] && dl__set_add(&reach[g], ks[i].reach.v[k]) < 0)
         rc = LW_ENOMEM;
@@ -470,6 +491,13 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     dl__set_free(&ks[i].reach);
   }
   free(ks);
+  for (size_t g = 1; g < out->n; g++) {
+    const struct dl_group *p = &out->g[g - 1];
+    size_t lp = strlen(p->id);
+    out->g[g].esimd_part = (flags & DL_SPLIT_ESIMD) && out->g[g].esimd &&
+                           !p->esimd && !strncmp(p->id, out->g[g].id, lp) &&
+                           !strcmp(out->g[g].id + lp, ESIMD);
+  }
   size_t nbase = out->n, *from = NULL;
   if (!rc)
     rc = variants(out, reach, flags, &from);
@@ -690,17 +718,43 @@ static int is_entry(const struct dl_group *g, const char *name) {
 
 /* DL_INTERNALIZE: a split module's functions that are not its own entry
  * points become internal (a SYCL_EXTERNAL function copied in as a callee
- * too), as DPC++'s tool leaves them. */
+ * too), as DPC++'s tool leaves them - except what its address may be taken
+ * for elsewhere ("referenced-indirectly"). */
 static void internalize(LLVMModuleRef m, const struct dl_group *g) {
+  static const char indirect[] = "referenced-indirectly";
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage ||
-        l == LLVMPrivateLinkage || is_entry(g, LLVMGetValueName(f)))
+        l == LLVMPrivateLinkage || is_entry(g, LLVMGetValueName(f)) ||
+        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, indirect,
+                                      sizeof indirect - 1))
       continue;
     LLVMSetLinkage(f, LLVMInternalLinkage);
     LLVMSetVisibility(f, LLVMDefaultVisibility);
     LLVMSetComdat(f, NULL);
   }
+}
+
+/* Debug information of code the module lost goes with it: compile units
+ * none of its functions belongs to, as LLVM's strip-dead-debug-info pass
+ * drops them (DPC++'s default after a split). */
+static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
+  if (!LLVMGetNamedMetadataNumOperands(m, "llvm.dbg.cu"))
+    return 0;
+  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = o ? LLVMRunPasses(m, "strip-dead-debug-info", NULL, o)
+                     : NULL;
+  if (o)
+    LLVMDisposePassBuilderOptions(o);
+  if (!o)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (e) {
+    char *msg = LLVMGetErrorMessage(e);
+    lw_error(d, LW_ELLVM, "cannot strip dead debug information: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return LW_ELLVM;
+  }
+  return 0;
 }
 
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
@@ -712,6 +766,8 @@ static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                : 0;
   if (!rc && s->g[i].spec_mode)
     rc = dl__spec_lower((*out)->mod, &s->g[i], d);
+  if (!rc && s->n > 1)
+    rc = strip_dead_debug((*out)->mod, d);
   if (rc) {
     dl_module_free(*out);
     *out = NULL;

@@ -144,6 +144,10 @@ struct dl_group {
   char *vf_set;          /* the set of virtual functions that are its
                             entry points (no kernels), or NULL */
   int vf_dummy;          /* their copy with empty bodies (virtual.c) */
+  int esimd;             /* its entry points are all ESIMD functions */
+  int esimd_part;        /* DL_SPLIT_ESIMD: the ESIMD part of the category
+                            of the last group without ESIMD kernels (one
+                            module in DPC++ until it splits off ESIMD) */
   unsigned spec_mode;    /* how its specialization constants are lowered
                             (one DL_SPEC_*), 0 when it uses none */
   struct lw_strvec spec_ids; /* their symbolic ids, in the order met */
@@ -197,6 +201,10 @@ enum {
                                 sub-group sizes */
   DL_INTERNALIZE = 1024,     /* a split module's functions other than its
                                 entry points become internal */
+  DL_SPLIT_ESIMD = 2048,     /* with DL_DPCPP_GROUPS: a category's ESIMD
+                                kernels in a module of their own, after its
+                                SPMD one (-split-esimd); without, together
+                                (the wrapper always keeps them apart) */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the

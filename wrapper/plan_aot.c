@@ -359,7 +359,10 @@ void lw_aot_reqs(const struct dl_props *props, struct aot_reqs *r,
     if (r->naspects > max)
       r->naspects = max;
   }
-  if ((pr = dl_props_find(props, set, "reqd_sub_group_size")))
+  /* An ESIMD image's sub-group size (1) is no device's to support: it
+   * runs one work-item a thread on any Intel GPU (DPC++ exempts it too). */
+  if ((pr = dl_props_find(props, set, "reqd_sub_group_size")) &&
+      !dl_props_find(props, "SYCL/misc properties", "isEsimdImage"))
     dl_prop_u32s(pr, &r->sg, 1);
   if ((pr = dl_props_find(props, set, "fixed_target"))) {
     r->has_fixed = 1;

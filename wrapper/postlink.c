@@ -35,7 +35,7 @@ struct pl_options {
 
 /* Options whose work fatlink does not do: refused by name. */
 static const char *const refused[] = {
-    "lower-esimd", "split-esimd", "lower-esimd-force-stateless-mem",
+    "lower-esimd", "lower-esimd-force-stateless-mem",
     "embed-aux-info-as-metadata", "host-pipes", "imports",
     "exclude-external-functions", "split-by-optional-features",
     "sanitizer", NULL};
@@ -82,8 +82,9 @@ static void usage(FILE *f) {
       "  -O0..-O3              the optLevel property\n"
       "  -S                    IR as text (.ll) instead of bitcode (.bc)\n"
       "  -ir-output-only       one module, no table\n"
-      "Options of DPC++ passes fatlink does not have (-lower-esimd, "
-      "-split-esimd, ...)\n"
+      "  -split-esimd          ESIMD kernels in modules of their own "
+      "(<stem>_esimd_<i>)\n"
+      "Options of DPC++ passes fatlink does not have (-lower-esimd, ...)\n"
       "are refused by name.\n",
       f);
 }
@@ -178,8 +179,11 @@ static int parse(int argc, char **argv, struct pl_options *o,
                name[1] <= '3' && !v) {
       o->opt_level = name[1] - '0';
       o->opt_given = 1;
+    } else if (IS("split-esimd")) {
+      o->flags |= DL_SPLIT_ESIMD;
     } else if (IS("safe-strip-dead-debug-info") && v && !strcmp(v, "false")) {
-      /* fatlink keeps debug info as it is */
+      /* the default: a split module keeps the debug information of its own
+       * code only */
     } else if (listed(refused, name, len) || IS("safe-strip-dead-debug-info")) {
       return lw_error(d, LW_ENOTSUP,
                       "option '-%.*s' is not supported: fatlink does not do "
@@ -282,54 +286,68 @@ static int write_symbols(struct written *w, const struct dl_group *g,
 
 /* <stem>_<i>.<ext>: the output's path without its extension, in -out-dir
  * when given. */
-static char *file_name(const struct pl_options *o, size_t i, const char *ext) {
+/* OUT<part>_I.EXT; part: "_esimd" for an ESIMD module, which takes the
+ * number of the module it was split from, or "_TARGET" for the property
+ * file of a table for a TARGET, as in DPC++. */
+static char *file_name(const struct pl_options *o, size_t i, const char *part,
+                       const char *ext) {
   const char *base = lw_base_name(o->output);
   const char *dot = strrchr(base, '.');
   size_t stem = dot && dot > base ? (size_t)(dot - o->output)
                                   : strlen(o->output);
   if (o->out_dir)
-    return lw_xasprintf("%s/%.*s_%zu.%s", o->out_dir,
-                        (int)(stem - (size_t)(base - o->output)), base, i,
-                        ext);
-  return lw_xasprintf("%.*s_%zu.%s", (int)stem, o->output, i, ext);
+    return lw_xasprintf("%s/%.*s%s_%zu.%s", o->out_dir,
+                        (int)(stem - (size_t)(base - o->output)), base, part,
+                        i, ext);
+  return lw_xasprintf("%.*s%s_%zu.%s", (int)stem, o->output, part, i, ext);
 }
 
-/* A file table: "[TARGET,]FILE" of -o; with a TARGET the device
- * configuration knows, only the modules that device can take (its aspect
- * filter, as an AOT link applies it). */
-static int write_table(struct written *w, const struct pl_options *o,
-                       const char *spec, const struct aot_config *cfg,
-                       const struct lw_strvec *rows,
-                       const struct dl_group *groups, struct lw_diag *d) {
-  const char *comma = strchr(spec, ',');
-  const char *path = comma ? comma + 1 : spec;
-  const struct aot_device *dev = NULL;
-  int rc = 0;
-  if (comma) {
-    char target[128];
-    snprintf(target, sizeof target, "%.*s", (int)(comma - spec), spec);
-    dev = aot_config_find(cfg, target);
+/* A file table of -o [TARGET,]FILE: with a TARGET the device configuration
+ * knows, only the modules that device can take (its aspect filter, as an
+ * AOT link applies it); with any TARGET, property files of its own that
+ * name it (compile_target). */
+struct table {
+  const char *path;
+  char target[128];
+  const struct aot_device *dev;
+  struct lw_buf text;
+};
+
+/* Module i's row in table t: its property file for t (written here), or
+ * nothing when t's device cannot take it. */
+static int add_row(struct written *w, const struct pl_options *o,
+                   struct table *t, const struct dl_group *g, size_t id,
+                   const char *code, const char *sym, struct lw_diag *d) {
+  if (t->dev) {
+    uint32_t aspects[64], fixed[64];
+    struct aot_reqs r;
+    char why[256];
+    lw_aot_reqs(&g->props, &r, aspects, fixed, 64);
+    if (aot_filter(t->dev, &r, why, sizeof why))
+      return 0;
   }
-  struct lw_buf table = {0};
-  if (!rc && (lw_buf_append(&table, "[Code|Properties", 16) ||
-              (o->symbols && lw_buf_append(&table, "|Symbols", 8)) ||
-              lw_buf_append(&table, "]\n", 2)))
+  char part[132];
+  snprintf(part, sizeof part, "%s%s", t->target[0] ? "_" : "",
+           t->target[0] ? t->target : g->esimd ? "_esimd" : "");
+  char *prop = file_name(o, id, part, "prop");
+  struct dl_props named = {0};
+  int rc = prop ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+  if (!rc && t->target[0] &&
+      dl_props_with_bytes(&g->props, "SYCL/device requirements",
+                          "compile_target", t->target, strlen(t->target),
+                          &named))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; !rc && i < rows->n; i++) {
-    if (dev && groups) {
-      uint32_t aspects[64], fixed[64];
-      struct aot_reqs r;
-      char why[256];
-      lw_aot_reqs(&groups[i].props, &r, aspects, fixed, 64);
-      if (aot_filter(dev, &r, why, sizeof why))
-        continue;
-    }
-    if (lw_buf_append(&table, rows->v[i], strlen(rows->v[i])))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-  }
   if (!rc)
-    rc = write_out(w, path, table.data, table.len, d);
-  lw_buf_free(&table);
+    rc = write_props(w, o, t->target[0] ? &named : &g->props, prop, d);
+  if (!rc && (lw_buf_append(&t->text, code, strlen(code)) ||
+              lw_buf_append(&t->text, "|", 1) ||
+              lw_buf_append(&t->text, prop, strlen(prop)) ||
+              (sym && (lw_buf_append(&t->text, "|", 1) ||
+                       lw_buf_append(&t->text, sym, strlen(sym)))) ||
+              lw_buf_append(&t->text, "\n", 1)))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  dl_props_free(&named);
+  free(prop);
   return rc;
 }
 
@@ -347,7 +365,10 @@ static int run(const struct pl_options *o, struct written *w,
     struct dl_input input = {in.data, in.len,
                              strcmp(o->input, "-") ? o->input : "<stdin>", 0};
     dl_init();
-    rc = dl_link(&input, 1, NULL, 1, &m, d);
+    struct lw_strvec none = {0}; /* LLVM's options as the wrapper sets them */
+    rc = dl_set_llvm_options(&none, NULL, 1, d);
+    if (!rc)
+      rc = dl_link(&input, 1, NULL, 1, &m, d);
   }
   /* -ir-output-only: one module, never split (as DPC++'s tool). */
   if (!rc)
@@ -368,47 +389,66 @@ static int run(const struct pl_options *o, struct written *w,
   lw_buf_free(&in);
   for (size_t k = 0; !rc && k < s.warnings.n; k++)
     fprintf(stderr, "sycl-post-link: warning: %s\n", s.warnings.v[k]);
+  /* the tables; the device configuration once, when one is for a TARGET */
+  size_t nt = o->ir_only ? 0 : o->tables.n;
+  struct table *tables = calloc(nt ? nt : 1, sizeof *tables);
+  struct aot_config cfg = {0};
+  if (!rc && !tables)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  int targets = 0;
+  for (size_t t = 0; !rc && t < nt; t++) {
+    const char *spec = o->tables.v[t], *comma = strchr(spec, ',');
+    tables[t].path = comma ? comma + 1 : spec;
+    if (comma) {
+      snprintf(tables[t].target, sizeof tables[t].target, "%.*s",
+               (int)(comma - spec), spec);
+      targets = 1;
+    }
+    if (lw_buf_append(&tables[t].text, "[Code|Properties", 16) ||
+        (o->symbols && lw_buf_append(&tables[t].text, "|Symbols", 8)) ||
+        lw_buf_append(&tables[t].text, "]\n", 2))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  if (!rc && targets)
+    rc = aot_config_load(&cfg, NULL, d);
+  for (size_t t = 0; !rc && t < nt; t++)
+    if (tables[t].target[0])
+      tables[t].dev = aot_config_find(&cfg, tables[t].target);
   /* Device code without kernels is one module as it is, as in DPC++. */
   struct dl_group none = {0};
   size_t n = o->ir_only ? 0 : s.n ? s.n : s.whole ? 1 : 0;
-  struct lw_strvec rows = {0};
+  size_t id = 0, next_id = 0;
   for (size_t i = 0; !rc && i < n; i++) {
     struct dl_module *gm = NULL;
     const struct dl_group *g = s.n ? &s.g[i] : &none;
+    if (!g->esimd_part)
+      id = next_id++;
     if (s.n)
       rc = dl_split_module(&s, i, &gm, d);
     else
       gm = s.whole, s.whole = NULL;
-    char *code = file_name(o, i, o->text ? "ll" : "bc");
-    char *prop = file_name(o, i, "prop");
-    char *sym = o->symbols ? file_name(o, i, "sym") : NULL;
-    if (!rc && (!code || !prop || (o->symbols && !sym)))
+    const char *part = g->esimd ? "_esimd" : "";
+    char *code = file_name(o, id, part, o->text ? "ll" : "bc");
+    char *sym = o->symbols ? file_name(o, id, part, "sym") : NULL;
+    if (!rc && (!code || (o->symbols && !sym)))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     if (!rc)
       rc = write_module(w, gm, o->text, code, d);
     dl_module_free(gm);
-    if (!rc)
-      rc = write_props(w, o, &g->props, prop, d);
     if (!rc && sym)
       rc = write_symbols(w, g, sym, d);
-    if (!rc && lw_strvec_pushf(&rows, "%s|%s%s%s\n", code, prop,
-                               sym ? "|" : "", sym ? sym : ""))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    for (size_t t = 0; !rc && t < nt; t++)
+      rc = add_row(w, o, &tables[t], g, id, code, sym, d);
     free(code);
-    free(prop);
     free(sym);
   }
-  /* the device configuration, once, when a table is for a TARGET */
-  struct aot_config cfg = {0};
-  int targets = 0;
-  for (size_t t = 0; !o->ir_only && t < o->tables.n; t++)
-    targets |= strchr(o->tables.v[t], ',') != NULL;
-  if (!rc && targets)
-    rc = aot_config_load(&cfg, NULL, d);
-  for (size_t t = 0; !rc && !o->ir_only && t < o->tables.n; t++)
-    rc = write_table(w, o, o->tables.v[t], &cfg, &rows, s.n ? s.g : NULL, d);
+  for (size_t t = 0; !rc && t < nt; t++)
+    rc = write_out(w, tables[t].path, tables[t].text.data,
+                   tables[t].text.len, d);
+  for (size_t t = 0; t < nt; t++)
+    lw_buf_free(&tables[t].text);
+  free(tables);
   aot_config_free(&cfg);
-  lw_strvec_free(&rows);
   dl_split_free(&s);
   dl_module_free(m);
   return rc;

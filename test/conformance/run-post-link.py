@@ -76,7 +76,7 @@ def tools_of(line):
 
 
 def substitute(line, test, tmp, tool):
-    base = os.path.join(tmp, "t")
+    base = os.path.join(tmp, os.path.basename(test) + ".tmp")  # as lit's
     line = line.replace("%s", test).replace("%S", os.path.dirname(test))
     line = line.replace("%p", os.path.dirname(test))
     line = line.replace("%T", tmp).replace("%t", base)
