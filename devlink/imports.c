@@ -170,7 +170,8 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags) {
     /* The dummy image: the function does nothing. */
     if (!b && !(b = LLVMCreateBuilderInContext(ctx)))
       return LW_ENOMEM;
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, ""));
+    LLVMPositionBuilderAtEnd(b,
+                             LLVMAppendBasicBlockInContext(ctx, f, "entry"));
     LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(f));
     if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
       LLVMBuildRetVoid(b);

@@ -123,10 +123,14 @@ static const char *attr(LLVMValueRef f, const char *name, unsigned *len) {
 }
 
 /* auto: function pointers (a function used other than as a callee) keep
- * everything together, as DPC++ does; otherwise per translation unit. */
+ * everything together, as DPC++ does; otherwise per translation unit. A
+ * virtual function's address in a vtable does not count: its set is an
+ * image of its own, which the runtime links in. */
 static enum dl_split_mode resolve_auto(LLVMModuleRef m) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+    for (LLVMUseRef u = dl__vf_set(f, &(unsigned){0}) ? NULL
+                                                       : LLVMGetFirstUse(f);
+         u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f)
         return DL_SPLIT_OFF;
@@ -172,6 +176,10 @@ static int dpcpp_key(LLVMValueRef f, enum dl_split_mode mode,
   }
   int rc = (a = attr(f, "sycl-module-id", &len)) && lw_buf_append(key, a, len);
   rc = rc || append(key, "-");
+  /* a set of virtual functions: one image, whatever optional features */
+  rc = rc || ((a = attr(f, "indirectly-callable", &len)) &&
+              lw_buf_append(key, a, len)) ||
+       append(key, "-");
   for (size_t i = 0; !rc && i < 2; i++)
     rc = ((a = attr(f, str_attrs[i], &len)) && lw_buf_append(key, a, len)) ||
          append(key, "-");
@@ -191,7 +199,8 @@ static int group_id(struct kernel *k, enum dl_split_mode mode,
   struct lw_buf key = {0};
   unsigned len = 0;
   const char *scope = "";
-  if (k->kind == VIRTUAL) { /* a set is one image, whatever the split */
+  /* a set is one image, whatever the split (DPC++: a category, above) */
+  if (k->kind == VIRTUAL && !(flags & DL_DPCPP_GROUPS)) {
     const char *set = dl__vf_set(k->f, &len);
     if (append(&key, "|vf=") || lw_buf_append(&key, set, len) ||
         lw_buf_append(&key, "", 1)) {
@@ -491,6 +500,13 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     dl__set_free(&ks[i].reach);
   }
   free(ks);
+  /* DPC++'s categories may put virtual functions with kernels (one module
+   * without a split): such a group is the kernels' */
+  for (size_t g = 0; g < out->n; g++)
+    if (out->g[g].vf_set && out->g[g].entries.n) {
+      free(out->g[g].vf_set);
+      out->g[g].vf_set = NULL;
+    }
   for (size_t g = 1; g < out->n; g++) {
     const struct dl_group *p = &out->g[g - 1];
     size_t lp = strlen(p->id);
@@ -720,12 +736,15 @@ static int is_entry(const struct dl_group *g, const char *name) {
  * points become internal (a SYCL_EXTERNAL function copied in as a callee
  * too), as DPC++'s tool leaves them - except what its address may be taken
  * for elsewhere ("referenced-indirectly"). */
-static void internalize(LLVMModuleRef m, const struct dl_group *g) {
+static void internalize(LLVMModuleRef m, const struct dl_group *g,
+                        unsigned flags) {
   static const char indirect[] = "referenced-indirectly";
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage ||
-        l == LLVMPrivateLinkage || is_entry(g, LLVMGetValueName(f)) ||
+        l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage ||
+        is_entry(g, LLVMGetValueName(f)) ||
+        dl__foreign(f, g, flags) || /* another image's: declared here */
         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, indirect,
                                       sizeof indirect - 1))
       continue;
@@ -760,7 +779,7 @@ static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
   if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set)
-    internalize((*out)->mod, &s->g[i]);
+    internalize((*out)->mod, &s->g[i], s->flags);
   int rc = dl__prune((*out)->mod, &s->g[i], s->flags)
                ? lw_error(d, LW_ENOMEM, "out of memory")
                : 0;
