@@ -79,6 +79,9 @@ int dl__md_ints(LLVMValueRef f, const char *kind, int64_t *out,
 /* Each MDString operand of metadata `kind` on `f`, after a '-', appended
  * to `out`; 0 or LW_ENOMEM. */
 int dl__md_strings(LLVMValueRef f, const char *kind, struct lw_buf *out);
+/* The first operand of metadata `kind` on `f` if it is a string (its
+ * length in *len; owned by the context), else NULL. */
+const char *dl__md_string(LLVMValueRef f, const char *kind, unsigned *len);
 
 /* ---- gattrs.c: string attributes of global variables -------------------- */
 
@@ -206,8 +209,12 @@ int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
 int dl__is_kernel(LLVMValueRef f);
 /* Is `f` explicit SIMD (ESIMD) code: DPC++'s !sycl_explicit_simd? */
 int dl__is_esimd(LLVMValueRef f);
+/* Is `f` a SYCL_EXTERNAL function: a definition with "sycl-module-id",
+ * no intrinsic and no SPIR-V or SYCL builtin (DPC++'s entry points beside
+ * kernels)? */
+int dl__is_sycl_external(LLVMValueRef f);
 /* Is `f` a SYCL_EXTERNAL function other images may import (a visible
- * spir_func definition with "sycl-module-id", no virtual function)? */
+ * spir_func one, no virtual function)? */
 int dl__is_exportable(LLVMValueRef f);
 
 #endif

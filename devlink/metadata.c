@@ -20,13 +20,29 @@ int dl__is_esimd(LLVMValueRef f) {
   return dl__md_ints(f, "sycl_explicit_simd", NULL, NULL, 0) >= 0;
 }
 
-int dl__is_exportable(LLVMValueRef f) {
-  LLVMLinkage l = LLVMGetLinkage(f);
-  return !LLVMIsDeclaration(f) &&
-         LLVMGetFunctionCallConv(f) == LLVMSPIRFUNCCallConv &&
-         l != LLVMInternalLinkage && l != LLVMPrivateLinkage &&
+/* A SPIR-V or SYCL builtin (__spirv_*, __sycl_*, also as an Itanium-mangled
+ * function's name), which DPC++ never makes an entry point. */
+static int sycl_builtin(const char *name) {
+  if (name[0] == '_' && name[1] == 'Z') {
+    name += 2;
+    while (*name >= '0' && *name <= '9')
+      name++;
+  }
+  return strncmp(name, "__spirv_", 8) == 0 || strncmp(name, "__sycl_", 7) == 0;
+}
+
+int dl__is_sycl_external(LLVMValueRef f) {
+  return !LLVMIsDeclaration(f) && !LLVMGetIntrinsicID(f) &&
          LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                        "sycl-module-id", 14) &&
+         !sycl_builtin(LLVMGetValueName(f));
+}
+
+int dl__is_exportable(LLVMValueRef f) {
+  LLVMLinkage l = LLVMGetLinkage(f);
+  return dl__is_sycl_external(f) &&
+         LLVMGetFunctionCallConv(f) == LLVMSPIRFUNCCallConv &&
+         l != LLVMInternalLinkage && l != LLVMPrivateLinkage &&
          !LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                         "indirectly-callable", 19);
 }
@@ -102,4 +118,13 @@ int dl__md_strings(LLVMValueRef f, const char *kind, struct lw_buf *out) {
   }
   free(ops);
   return rc;
+}
+
+const char *dl__md_string(LLVMValueRef f, const char *kind, unsigned *len) {
+  LLVMValueRef node = md_node(f, kind);
+  unsigned nops;
+  LLVMValueRef *ops = node ? md_operands(node, &nops) : NULL;
+  const char *str = ops && nops && ops[0] ? LLVMGetMDString(ops[0], len) : NULL;
+  free(ops);
+  return str;
 }

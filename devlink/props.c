@@ -1,7 +1,8 @@
 /* props.c - the property sets of a device module, encoded as the DPC++
- * runtime reads them (sets and properties ordered by name, as DPC++'s
- * std::map-based registry writes them):
+ * runtime reads them, in the order DPC++'s post-link writes them (sets as
+ * it adds them, properties too, device requirements by name):
  *   SYCL/device requirements  aspects (uint32 array, always), fixed_target,
+ *                             joint_matrix, joint_matrix_mad (strings),
  *                             reqd_sub_group_size, reqd_work_group_size_uint64_t
  *                             (uint64 array), work_group_num_dim
  *   SYCL/kernel names         <kernel> = 1
@@ -10,6 +11,7 @@
  *                             end writes; without it none are: one zero
  *                             bit per parameter)
  *   SYCL/misc properties      optLevel, isEsimdImage (an ESIMD module),
+ *                             sanUsed (string), sycl-grf-size,
  *                             specConstsReplacedWithDefault (specconst.c)
  *   SYCL/program metadata     <f>@reqd_work_group_size, @reqd_sub_group_size,
  *                             @work_group_num_dim, @max_work_group_size
@@ -114,25 +116,46 @@ static int array(struct dl_propset *s, const char *name, const int64_t *v,
   return dl_encode_byte_array(b, len, (uint64_t)len * 8, &p->bytes);
 }
 
-static int cmp_prop(const void *a, const void *b) {
-  return strcmp(((const struct dl_prop *)a)->name,
-                ((const struct dl_prop *)b)->name);
+/* A string, as DPC++ keeps one: a byte array of its characters. */
+static int string(struct dl_propset *s, const char *name, const char *v,
+                  size_t len) {
+  struct dl_prop *p = add_prop(s, name);
+  if (!p)
+    return LW_ENOMEM;
+  p->type = DL_PROP_BYTE_ARRAY;
+  return dl_encode_byte_array((const unsigned char *)v, len,
+                              (uint64_t)len * 8, &p->bytes);
 }
 
-static int cmp_set(const void *a, const void *b) {
-  return strcmp(((const struct dl_propset *)a)->name,
-                ((const struct dl_propset *)b)->name);
+/* The sets in the order DPC++'s post-link adds them to its registry, which
+ * keeps that order (an insertion-ordered map); "assert used" where its
+ * older versions had it. */
+static const char *const set_order[] = {
+    "SYCL/device requirements", "SYCL/specialization constants",
+    "SYCL/specialization constants default values", "SYCL/kernel param opt",
+    "SYCL/exported symbols", "SYCL/kernel names", "SYCL/imported symbols",
+    "SYCL/program metadata", "SYCL/misc properties", "SYCL/assert used",
+    "SYCL/implicit local arg", "SYCL/device globals", "SYCL/host pipes",
+    "SYCL/virtual functions", "SYCL/registered kernels"};
+
+static size_t set_rank(const char *name) {
+  for (size_t i = 0; i < LW_ARRAY_SIZE(set_order); i++)
+    if (strcmp(set_order[i], name) == 0)
+      return i;
+  return LW_ARRAY_SIZE(set_order);
 }
 
-/* Sets and properties by name, as DPC++'s std::map-based registry writes
- * them; but specialization constants stay in the order they were met: the
- * runtime lays their values out in that order (specconst.c). */
+/* Sets in DPC++'s order (a stable sort: sets it does not know keep theirs);
+ * properties stay in the order they were added, as DPC++ keeps them. */
 void dl__props_sort(struct dl_props *p) {
-  qsort(p->s, p->n, sizeof *p->s, cmp_set);
-  for (size_t i = 0; i < p->n; i++)
-    if (p->s[i].n > 1 &&
-        strcmp(p->s[i].name, "SYCL/specialization constants") != 0)
-      qsort(p->s[i].p, p->s[i].n, sizeof *p->s[i].p, cmp_prop);
+  for (size_t i = 1; i < p->n; i++)
+    for (size_t k = i; k > 0 && set_rank(p->s[k - 1].name) >
+                                    set_rank(p->s[k].name);
+         k--) {
+      struct dl_propset t = p->s[k];
+      p->s[k] = p->s[k - 1];
+      p->s[k - 1] = t;
+    }
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -161,7 +184,10 @@ static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
   const struct lw_strvec *kernels = &gr->kernels;
   struct dl_propset *s = set(out, "SYCL/device requirements");
   int64_t aspects[256], targets[64], wg[8], v[64];
-  int na = 0, nt = 0, nwg = -1, wgnd = -1, sg = -1;
+  int na = 0, nt = 0, nwg = -1, wgnd = -1, sg = -1, wg_differ = 0;
+  /* the joint matrix combinations used: the last function's that says */
+  const char *jm = NULL, *jm_mad = NULL;
+  unsigned jm_len = 0, jm_mad_len = 0;
   FOR_FUNCTIONS(f, fns) {
     /* Another image's virtual functions, or a dummy image's, which do
      * nothing, use nothing here. */
@@ -177,11 +203,18 @@ static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
     int64_t one;
     if (dl__md_ints(f, "work_group_num_dim", &one, NULL, 1) >= 1 && nwg < 0)
       wgnd = (int)one;
-    if (nwg < 0) {
-      n = dl__md_ints(f, "reqd_work_group_size", wg, NULL, 8);
-      if (n > 0)
-        nwg = n < 8 ? n : 8;
-    }
+    int64_t wg2[8];
+    n = dl__md_ints(f, "reqd_work_group_size", nwg < 0 ? wg : wg2, NULL, 8);
+    if (n > 0 && nwg < 0)
+      nwg = n < 8 ? n : 8;
+    else if (n > 0) /* two sizes (no split): none is the image's */
+      wg_differ |= n != nwg || memcmp(wg, wg2, (size_t)n * sizeof *wg) != 0;
+    unsigned l = 0;
+    const char *str = dl__md_string(f, "sycl_joint_matrix", &l);
+    if (str && l)
+      jm = str, jm_len = l;
+    if ((str = dl__md_string(f, "sycl_joint_matrix_mad", &l)) && l)
+      jm_mad = str, jm_mad_len = l;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
     int entry = 0;
@@ -193,12 +226,17 @@ static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
   }
   na = unique(aspects, na);
   nt = unique(targets, nt);
+  /* by name, as DPC++ gathers them (a std::map) */
   int rc = array(s, "aspects", aspects, na, 4);
   if (!rc && nt)
     rc = array(s, "fixed_target", targets, nt, 4);
+  if (!rc && jm)
+    rc = string(s, "joint_matrix", jm, jm_len);
+  if (!rc && jm_mad)
+    rc = string(s, "joint_matrix_mad", jm_mad, jm_mad_len);
   if (!rc && sg >= 0)
     rc = u32(s, "reqd_sub_group_size", (uint32_t)sg);
-  if (!rc && nwg > 0)
+  if (!rc && nwg > 0 && !wg_differ)
     rc = array(s, "reqd_work_group_size_uint64_t", wg, nwg, 8);
   if (!rc && wgnd >= 0)
     rc = u32(s, "work_group_num_dim", (uint32_t)wgnd);
@@ -206,9 +244,9 @@ static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
 }
 
 static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
-                        const struct lw_strvec *kernels, int opt_level,
+                        const struct lw_strvec *kernels, int *opt_level,
                         struct dl_props *out) {
-  struct dl_propset *names = set(out, "SYCL/kernel names");
+  /* DPC++ writes the parameter set even when it is empty, not the names */
   struct dl_propset *param = set(out, "SYCL/kernel param opt");
   int rc = 0, misc_opt = -1;
   char key[1024];
@@ -230,7 +268,7 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
         nomit = dl__md_ints(f, "spir_kernel_omit_args", omit, NULL, 512);
       unsigned nparams = nomit >= 0 && nomit <= 512 ? (unsigned)nomit
                                                     : LLVMCountParams(f);
-      rc = u32(names, name, 1);
+      rc = u32(set(out, "SYCL/kernel names"), name, 1);
       if (!rc && nparams) {
         struct dl_prop *p = add_prop(param, name);
         unsigned char bitsv[64] = {0};
@@ -268,9 +306,44 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
                          : u32(pm, key, (uint32_t)v[0]);
     }
   }
-  if (!rc)
-    rc = u32(set(out, "SYCL/misc properties"), "optLevel",
-             (uint32_t)(misc_opt >= 0 ? misc_opt : opt_level));
+  if (misc_opt >= 0) /* an entry point's sycl-optlevel says */
+    *opt_level = misc_opt;
+  return rc;
+}
+
+/* What the runtime reads of the module beside its kernels: the sanitizer
+ * its code was instrumented for (the instrumentation's kernel metadata
+ * says which), and the register file size its entry points ask for. */
+static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
+                struct dl_props *out) {
+  static const char *const san[][2] = {{"__AsanKernelMetadata", "asan"},
+                                       {"__MsanKernelMetadata", "msan"},
+                                       {"__TsanKernelMetadata", "tsan"}};
+  static const char m[] = "SYCL/misc properties";
+  /* an image of ESIMD entry points only (split.c) */
+  int rc = gr->esimd && gr->entries.n ? u32(set(out, m), "isEsimdImage", 1)
+                                      : 0;
+  for (size_t i = 0; !rc && i < gr->entries.n; i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(mod, gr->entries.v[i]);
+    LLVMAttributeRef a =
+        f ? LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                          "sycl-grf-size", 13)
+          : NULL;
+    if (a) {
+      unsigned len;
+      rc = u32(set(out, m), "sycl-grf-size",
+               (uint32_t)strtoul(LLVMGetStringAttributeValue(a, &len), NULL,
+                                 10));
+      break;
+    }
+  }
+  if (!rc && opt_level >= 0)
+    rc = u32(set(out, m), "optLevel", (uint32_t)opt_level);
+  for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(san); i++)
+    if (LLVMGetNamedGlobal(mod, san[i][0])) {
+      rc = string(set(out, m), "sanUsed", san[i][1], strlen(san[i][1]));
+      break;
+    }
   return rc;
 }
 
@@ -340,18 +413,21 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   memset(out, 0, sizeof *out);
   int rc = requirements(fns, gr, out);
   if (!rc)
-    rc = per_function(mod, fns, kernels, opt_level, out);
-  /* an image of ESIMD entry points only (split.c) */
-  if (!rc && gr->esimd && gr->entries.n)
-    rc = u32(set(out, "SYCL/misc properties"), "isEsimdImage", 1);
+    rc = per_function(mod, fns, kernels, &opt_level, out);
+  if (!rc)
+    rc = misc(mod, gr, opt_level, out);
   /* The runtime watches for a failed assert after these kernels run. */
   for (size_t i = 0; !rc && i < gr->asserts.n; i++)
     rc = u32(set(out, "SYCL/assert used"), gr->asserts.v[i], 1);
   if (!rc && (flags & DL_EMIT_IMPORTED))
     rc = imported(fns, gr, flags, out);
+  /* spir_func ones: a kernel of another backend's code is no export */
   for (size_t i = 0; !rc && (flags & DL_EMIT_EXPORTED) && i < gr->exports.n;
-       i++)
-    rc = u32(set(out, "SYCL/exported symbols"), gr->exports.v[i], 1);
+       i++) {
+    LLVMValueRef f = LLVMGetNamedFunction(mod, gr->exports.v[i]);
+    if (f && dl__is_exportable(f))
+      rc = u32(set(out, "SYCL/exported symbols"), gr->exports.v[i], 1);
+  }
   if (!rc)
     rc = dl__vf_props(fns, gr, out);
   if (rc) {

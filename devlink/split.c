@@ -415,8 +415,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
                                ? VIRTUAL
                                : EXPORTED;
     if (kind == EXPORTED &&
-        !((flags & (DL_DYNAMIC_LINKING | DL_EXTERNAL_ENTRIES)) &&
-          dl__is_exportable(f)))
+        !((flags & DL_EXTERNAL_ENTRIES) ? dl__is_sycl_external(f)
+                                         : (flags & DL_DYNAMIC_LINKING) &&
+                                               dl__is_exportable(f)))
       continue;
     if (lw_grow(&ks, nk, &cap, sizeof *ks, 16)) {
       rc = LW_ENOMEM;
@@ -778,8 +779,10 @@ static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
 
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
-  if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set)
+  if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set) {
     internalize((*out)->mod, &s->g[i], s->flags);
+    dl__drop_unused((*out)->mod);
+  }
   int rc = dl__prune((*out)->mod, &s->g[i], s->flags)
                ? lw_error(d, LW_ENOMEM, "out of memory")
                : 0;

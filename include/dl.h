@@ -209,7 +209,8 @@ enum {
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the
  * DL_SPEC_* modes in `flags`) and computes each group's property sets
- * (`opt_level` gives optLevel); takes the module
+ * (`opt_level` gives optLevel where no entry point's sycl-optlevel does;
+ * -1: none); takes the module
  * (*m becomes NULL). Undefined device functions are an error unless
  * `flags` allow them. */
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,

@@ -28,7 +28,7 @@ struct pl_options {
   struct lw_strvec tables;
   const char *out_dir; /* -out-dir= */
   int text, ir_only, symbols, param_info, program_metadata,
-      kernel_names, opt_given, opt_level;
+      kernel_names;
   enum dl_split_mode split;
   unsigned flags; /* dl_split's */
 };
@@ -79,7 +79,7 @@ static void usage(FILE *f) {
       "lowered\n"
       "  -generate-device-image-default-spec-consts  also a copy with their "
       "defaults\n"
-      "  -O0..-O3              the optLevel property\n"
+      "  -O0..-O3, -Os, -Oz    accepted (optLevel comes from sycl-optlevel)\n"
       "  -S                    IR as text (.ll) instead of bitcode (.bc)\n"
       "  -ir-output-only       one module, no table\n"
       "  -split-esimd          ESIMD kernels in modules of their own "
@@ -98,7 +98,6 @@ static int parse(int argc, char **argv, struct pl_options *o,
    * work-group sizes are not checked. */
   o->split = DL_SPLIT_OFF;
   o->flags = DL_DPCPP_GROUPS | DL_EXTERNAL_ENTRIES | DL_NO_SIZE_CHECK;
-  o->opt_level = 2;
   int inputs = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -153,7 +152,6 @@ static int parse(int argc, char **argv, struct pl_options *o,
     } else if (IS("generate-device-image-default-spec-consts")) {
       o->flags |= DL_SPEC_DEFAULT;
     } else if (IS("split") && v) {
-      o->flags |= DL_INTERNALIZE;
       o->split = !strcmp(v, "source")   ? DL_SPLIT_PER_SOURCE
                  : !strcmp(v, "kernel") ? DL_SPLIT_PER_KERNEL
                  : !strcmp(v, "auto")   ? DL_SPLIT_AUTO
@@ -175,10 +173,10 @@ static int parse(int argc, char **argv, struct pl_options *o,
                         "emulation, rt or default)",
                         v);
       o->flags |= m;
-    } else if (len == 2 && name[0] == 'O' && name[1] >= '0' &&
-               name[1] <= '3' && !v) {
-      o->opt_level = name[1] - '0';
-      o->opt_given = 1;
+    } else if (len == 2 && name[0] == 'O' && strchr("0123sz", name[1]) &&
+               !v) {
+      /* what DPC++'s tool optimizes ESIMD code with: no pass here; optLevel
+       * comes from the entry points' sycl-optlevel, as there */
     } else if (IS("split-esimd")) {
       o->flags |= DL_SPLIT_ESIMD;
     } else if (IS("safe-strip-dead-debug-info") && v && !strcmp(v, "false")) {
@@ -194,8 +192,9 @@ static int parse(int argc, char **argv, struct pl_options *o,
     }
 #undef IS
   }
-  if (o->ir_only) /* one module: nothing to internalize for */
-    o->flags &= ~(unsigned)DL_INTERNALIZE;
+  /* DPC++'s cleanup of every module it writes: what is no entry point
+   * becomes internal, and goes when nothing uses it */
+  o->flags |= DL_INTERNALIZE;
   if (!o->output)
     return lw_error(d, LW_EINVAL, "no output: -o FILE is needed");
   if (o->ir_only && o->tables.n > 1)
@@ -256,10 +255,6 @@ static int write_props(struct written *w, const struct pl_options *o,
   for (size_t i = 0; i < all->n; i++) {
     const struct dl_propset *s = &all->s[i];
     if (!wanted(o, s->name))
-      continue;
-    /* optLevel only for an -O given: a set of nothing else goes */
-    if (!o->opt_given && !strcmp(s->name, "SYCL/misc properties") &&
-        s->n == 1 && !strcmp(s->p[0].name, "optLevel"))
       continue;
     shown.s[shown.n++] = *s; /* shares the properties: not freed here */
   }
@@ -372,14 +367,15 @@ static int run(const struct pl_options *o, struct written *w,
   }
   /* -ir-output-only: one module, never split (as DPC++'s tool). */
   if (!rc)
-    rc = dl_split(&m, o->ir_only ? DL_SPLIT_OFF : o->split, o->opt_level,
+    rc = dl_split(&m, o->ir_only ? DL_SPLIT_OFF : o->split, -1,
                   o->flags | DL_ALLOW_UNDEFINED, &s, d);
   if (!rc && o->ir_only) {
-    struct dl_module *one = s.whole;
-    s.whole = NULL;
-    if (!one && s.n == 1)
+    struct dl_module *one = NULL;
+    if (s.n == 1) /* lowered and cleaned as a split's module */
       rc = dl_split_module(&s, 0, &one, d);
-    else if (!one)
+    else if (!s.n)
+      one = s.whole, s.whole = NULL;
+    else
       rc = lw_error(d, LW_EINVAL,
                     "-ir-output-only: the device code makes %zu modules", s.n);
     if (!rc)
