@@ -44,9 +44,18 @@ static int reserved(const char *name) {
 }
 
 int dl__importable(LLVMValueRef f) {
+  /* a declaration carries no SYCL_EXTERNAL mark: any may be one */
   return !LLVMGetIntrinsicID(f) && !reserved(fname(f)) &&
-         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                                       "sycl-module-id", 14) != NULL;
+         (LLVMIsDeclaration(f) ||
+          LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                        "sycl-module-id", 14) != NULL);
+}
+
+int dl__bf16_devicelib(LLVMValueRef f) {
+  const char *n = fname(f);
+  return LLVMIsDeclaration(f) &&
+         (strncmp(n, "__devicelib_ConvertFToBF16INTEL", 31) == 0 ||
+          strncmp(n, "__devicelib_ConvertBF16ToFINTEL", 31) == 0);
 }
 
 static int undefined(LLVMModuleRef m, unsigned flags, struct lw_diag *d) {

@@ -201,6 +201,9 @@ int dl__check_module(LLVMModuleRef m, unsigned flags,
  * that is no intrinsic and whose name is not reserved ("__", also as the
  * first name of an Itanium-mangled one), as DPC++ decides. */
 int dl__importable(LLVMValueRef f);
+/* Is `f` a declaration of the bfloat16 device library's conversions, which
+ * DPC++'s runtime links in as an image of its own (always an import)? */
+int dl__bf16_devicelib(LLVMValueRef f);
 /* A kernel's call graph must agree on work-group and sub-group sizes. */
 int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
                      struct lw_diag *d);

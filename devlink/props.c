@@ -390,15 +390,18 @@ static int device_globals(const struct dl__set *only,
   return 0;
 }
 
-/* The SYCL_EXTERNAL functions the module leaves to other images: those it
- * only declares, and those it will (imports.c). */
+/* The functions the module leaves to other images: with dynamic linking
+ * the SYCL_EXTERNAL ones it only declares and those it will (imports.c);
+ * always the bfloat16 device library's. */
 static int imported(const struct dl__fns *fns, const struct dl_group *gr,
                     unsigned flags, struct dl_props *out) {
   int rc = 0;
   FOR_FUNCTIONS(f, fns) {
     size_t len;
-    if (!rc && (LLVMIsDeclaration(f) || dl__foreign(f, gr, flags)) &&
-        dl__importable(f))
+    if (!rc && (dl__bf16_devicelib(f) ||
+                ((flags & DL_DYNAMIC_LINKING) &&
+                 (LLVMIsDeclaration(f) || dl__foreign(f, gr, flags)) &&
+                 dl__importable(f) && !dl__vf_set(f, &(unsigned){0}))))
       rc =
           u32(set(out, "SYCL/imported symbols"), LLVMGetValueName2(f, &len), 1);
   }

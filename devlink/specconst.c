@@ -18,8 +18,11 @@
  *              alignment allows;
  *   default    the default value itself.
  * The layout is fixed once per module from the linked module (the order of
- * first use: functions in module order, instructions in order) and the
- * lowering of the module's own copy looks each constant up by symbolic id.
+ * first use, getter declaration by declaration as DPC++ numbers them:
+ * functions in module order, instructions in order) and the lowering of
+ * the module's own copy looks each constant up by symbolic id. A private
+ * array whose length is a constant (llvm.sycl.alloca) is an alloca of that
+ * length.
  *
  * Property sets, as the DPC++ runtime reads them (it walks the constants in
  * the order written and lays their values out one after the other, adding
@@ -41,6 +44,10 @@
 #include <string.h>
 
 static const char scalar_getter[] = "_Z37__sycl_getScalar2020SpecConstantValue";
+/* llvm.sycl.alloca.*(id, specialization_id, buffer, T witness, i64 align):
+ * a private array of T whose length is the constant (DPC++'s
+ * sycl_ext_oneapi_private_alloca) */
+static const char alloca_getter[] = "llvm.sycl.alloca";
 static const char composite_getter[] =
     "_Z40__sycl_getComposite2020SpecConstantValue";
 static const char set_ids[] = "SYCL/specialization constants";
@@ -57,7 +64,8 @@ static const char *fname(LLVMValueRef f) {
 int dl__spec_getter(LLVMValueRef f) {
   const char *n = fname(f);
   return strncmp(n, scalar_getter, sizeof scalar_getter - 1) == 0 ||
-         strncmp(n, composite_getter, sizeof composite_getter - 1) == 0;
+         strncmp(n, composite_getter, sizeof composite_getter - 1) == 0 ||
+         strncmp(n, alloca_getter, sizeof alloca_getter - 1) == 0;
 }
 
 int dl__spec_used(const struct dl__set *only) {
@@ -79,6 +87,8 @@ struct call {
   LLVMTypeRef type;    /* its type: the constant's type in memory */
   int to_bool;         /* the call returns i1 of an i8 constant */
   LLVMValueRef buffer; /* the spec-constant buffer operand */
+  LLVMTypeRef elem;    /* llvm.sycl.alloca: the array's element type */
+  unsigned align;      /* and its alignment */
 };
 
 static int zero_indices(LLVMValueRef gep) {
@@ -213,6 +223,16 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
   c->type = LLVMTypeOf(c->def);
   if (!supported(c->type, 0))
     return bad_call(d, c, "reads a constant of a type SYCL does not allow");
+  c->buffer = LLVMGetOperand(ci, first + 2);
+  if (strncmp(fname(callee), alloca_getter, sizeof alloca_getter - 1) == 0) {
+    if ((unsigned)LLVMGetNumArgOperands(ci) < 5 ||
+        LLVMGetTypeKind(c->type) != LLVMIntegerTypeKind ||
+        !LLVMIsAConstantInt(LLVMGetOperand(ci, 4)))
+      return bad_call(d, c, "is no private alloca of an integer length");
+    c->elem = LLVMTypeOf(LLVMGetOperand(ci, 3));
+    c->align = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(ci, 4));
+    return 0;
+  }
   LLVMTypeRef want = c->sret ? c->type : LLVMTypeOf(ci);
   if (want != c->type) {
     c->to_bool = LLVMGetTypeKind(want) == LLVMIntegerTypeKind &&
@@ -222,35 +242,38 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
     if (!c->to_bool)
       return bad_call(d, c, "returns another type than its default value's");
   }
-  c->buffer = LLVMGetOperand(ci, first + 2);
   return 0;
 }
 
 /* Calls `fn` on every getter call of the functions of `m` that are in
- * `only` (NULL: all), in module and instruction order. */
+ * `only` (NULL: all): getter by getter in module order, as DPC++ numbers
+ * them, and each one's calls in module and instruction order. */
 static int each_call(LLVMModuleRef m, const struct dl__set *only,
                      int (*fn)(struct call *c, void *ctx), void *ctx,
                      struct lw_diag *d) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
-       f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f) || (only && !dl__set_has(only, f)))
+  LLVMValueRef next_getter;
+  for (LLVMValueRef g = LLVMGetFirstFunction(m); g; g = next_getter) {
+    next_getter = LLVMGetNextFunction(g); /* `fn` may delete none: calls */
+    if (!LLVMIsDeclaration(g) || !dl__spec_getter(g) || !LLVMGetFirstUse(g))
       continue;
-    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
-         b = LLVMGetNextBasicBlock(b)) {
-      LLVMValueRef next;
-      for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = next) {
-        next = LLVMGetNextInstruction(in); /* `fn` may erase `in` */
-        if (!LLVMIsACallInst(in))
-          continue;
-        LLVMValueRef callee = LLVMGetCalledValue(in);
-        if (!callee || !LLVMIsAFunction(callee) || !dl__spec_getter(callee))
-          continue;
-        struct call c;
-        int rc = read_call(in, f, &c, d);
-        if (!rc)
-          rc = fn(&c, ctx);
-        if (rc)
-          return rc;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
+         f = LLVMGetNextFunction(f)) {
+      if (LLVMIsDeclaration(f) || (only && !dl__set_has(only, f)))
+        continue;
+      for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
+           b = LLVMGetNextBasicBlock(b)) {
+        LLVMValueRef next;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = next) {
+          next = LLVMGetNextInstruction(in); /* `fn` may erase `in` */
+          if (!LLVMIsACallInst(in) || LLVMGetCalledValue(in) != g)
+            continue;
+          struct call c;
+          int rc = read_call(in, f, &c, d);
+          if (!rc)
+            rc = fn(&c, ctx);
+          if (rc)
+            return rc;
+        }
       }
     }
   }
@@ -491,6 +514,7 @@ struct lower {
   LLVMBuilderRef b;
   struct lw_buf name; /* scratch for mangled names */
   struct lw_diag *d;
+  LLVMValueRef *defs; /* each constant's default value, once met */
 };
 
 /* A short mangling of `t`, enough to tell the declarations apart (the
@@ -554,12 +578,16 @@ static LLVMValueRef builtin_call(struct lower *L, const char *base,
     return NULL;
   LLVMTypeRef fty = LLVMFunctionType(ret, types, n, 0);
   LLVMValueRef f = LLVMGetNamedFunction(L->m, (char *)L->name.data);
+  /* SPIR's calling convention where the code is SPIR */
+  unsigned cc = strncmp(LLVMGetTarget(L->m), "spir", 4) == 0
+                    ? LLVMSPIRFUNCCallConv
+                    : LLVMCCallConv;
   if (!f) {
     f = LLVMAddFunction(L->m, (char *)L->name.data, fty);
-    LLVMSetFunctionCallConv(f, LLVMSPIRFUNCCallConv);
+    LLVMSetFunctionCallConv(f, cc);
   }
   LLVMValueRef call = LLVMBuildCall2(L->b, fty, f, args, n, "");
-  LLVMSetInstructionCallConv(call, LLVMSPIRFUNCCallConv);
+  LLVMSetInstructionCallConv(call, cc);
   return call;
 }
 
@@ -611,6 +639,8 @@ static int lower_one(struct call *c, void *ctx) {
    * whole linked module is one group's module as it is): dead, it takes
    * the default value. */
   unsigned mode = i < gr->spec_ids.n ? gr->spec_mode : DL_SPEC_DEFAULT;
+  if (i < gr->spec_ids.n && !L->defs[i])
+    L->defs[i] = c->def;
   LLVMPositionBuilderBefore(L->b, c->ci);
   LLVMValueRef v;
   if (mode == DL_SPEC_NATIVE) {
@@ -638,6 +668,10 @@ static int lower_one(struct call *c, void *ctx) {
   }
   if (c->to_bool)
     v = LLVMBuildTrunc(L->b, v, LLVMInt1TypeInContext(L->ctx), "");
+  if (c->elem) { /* the private array, as long as the constant says */
+    v = LLVMBuildArrayAlloca(L->b, c->elem, v, "");
+    LLVMSetAlignment(v, c->align);
+  }
   if (c->sret)
     LLVMBuildStore(L->b, v, LLVMGetOperand(c->ci, 0));
   else
@@ -646,12 +680,53 @@ static int lower_one(struct call *c, void *ctx) {
   return 0;
 }
 
+/* What DPC++ leaves in the module for its later tools: the constants'
+ * layout (the property's triples after each symbolic id) and their
+ * default values, in the order laid out. */
+static int record(struct lower *L) {
+  const struct dl_group *gr = L->gr;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(L->ctx);
+  for (size_t i = 0; i < gr->spec_ids.n; i++) {
+    const struct dl_prop *p = dl_props_find(&gr->props, set_ids,
+                                            gr->spec_ids.v[i]);
+    if (!p || !L->defs[i] || p->bytes.len < 8)
+      continue;
+    size_t n = (p->bytes.len - 8) / 4;
+    LLVMMetadataRef *ops = calloc(n + 1, sizeof *ops);
+    if (!ops)
+      return LW_ENOMEM;
+    ops[0] = LLVMMDStringInContext2(L->ctx, gr->spec_ids.v[i],
+                                    strlen(gr->spec_ids.v[i]));
+    for (size_t k = 0; k < n; k++) {
+      const unsigned char *b = p->bytes.data + 8 + 4 * k;
+      uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
+                   (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+      ops[k + 1] = LLVMValueAsMetadata(LLVMConstInt(i32, v, 0));
+    }
+    LLVMMetadataRef node = LLVMMDNodeInContext2(L->ctx, ops, n + 1);
+    free(ops);
+    LLVMAddNamedMetadataOperand(L->m, "sycl.specialization-constants",
+                                LLVMMetadataAsValue(L->ctx, node));
+    LLVMMetadataRef def = LLVMValueAsMetadata(L->defs[i]);
+    LLVMAddNamedMetadataOperand(
+        L->m, "sycl.specialization-constants-default-values",
+        LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, &def, 1)));
+  }
+  return 0;
+}
+
 int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
                    struct lw_diag *d) {
-  struct lower L = {gr, m, LLVMGetModuleContext(m), NULL, {0}, d};
-  if (!(L.b = LLVMCreateBuilderInContext(L.ctx)))
+  struct lower L = {gr, m, LLVMGetModuleContext(m), NULL, {0}, d, NULL};
+  if (!(L.defs = calloc(gr->spec_ids.n + 1, sizeof *L.defs)) ||
+      !(L.b = LLVMCreateBuilderInContext(L.ctx))) {
+    free(L.defs);
     return lw_error(d, LW_ENOMEM, "out of memory");
+  }
   int rc = each_call(m, NULL, lower_one, &L, d);
+  if (!rc && gr->spec_mode != DL_SPEC_DEFAULT && record(&L))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  free(L.defs);
   LLVMDisposeBuilder(L.b);
   lw_buf_free(&L.name);
   /* The getters are gone: none may reach the back end. Nor need the

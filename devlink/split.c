@@ -515,6 +515,21 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
                            !p->esimd && !strncmp(p->id, out->g[g].id, lp) &&
                            !strcmp(out->g[g].id + lp, ESIMD);
   }
+  /* DPC++'s tool makes a module without entry points one image all the
+   * same, its specialization constants lowered: a group of everything */
+  if (!rc && !nk && (flags & DL_DPCPP_GROUPS)) {
+    if (!(out->g = calloc(1, sizeof *out->g)) ||
+        !(reach = calloc(1, sizeof *reach)) || !(out->g[0].id = strdup("-")))
+      rc = LW_ENOMEM;
+    else
+      out->n = 1;
+    for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
+         f = LLVMGetNextFunction(f))
+      if (dl__set_add(&reach[0], f) < 0)
+        rc = LW_ENOMEM;
+    if (!rc && add_names(&out->g[0].keep, &reach[0]))
+      rc = LW_ENOMEM;
+  }
   size_t nbase = out->n, *from = NULL;
   if (!rc)
     rc = variants(out, reach, flags, &from);
@@ -779,7 +794,7 @@ static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
 
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
-  if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set) {
+  if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set && s->g[i].entries.n) {
     internalize((*out)->mod, &s->g[i], s->flags);
     dl__drop_unused((*out)->mod);
   }

@@ -193,8 +193,10 @@ static int parse(int argc, char **argv, struct pl_options *o,
 #undef IS
   }
   /* DPC++'s cleanup of every module it writes: what is no entry point
-   * becomes internal, and goes when nothing uses it */
-  o->flags |= DL_INTERNALIZE;
+   * becomes internal, and goes when nothing uses it - unless images may
+   * depend on each other */
+  if (!(o->flags & DL_DYNAMIC_LINKING))
+    o->flags |= DL_INTERNALIZE;
   if (!o->output)
     return lw_error(d, LW_EINVAL, "no output: -o FILE is needed");
   if (o->ir_only && o->tables.n > 1)
