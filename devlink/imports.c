@@ -87,9 +87,12 @@ int dl__trim_compiler_used(LLVMModuleRef m) {
   struct dl__gattrs ga = {0};
   if (dl__gattrs_read(m, &ga))
     return -1;
-  int n = LLVMGetNumOperands(init), kept = 0;
+  int n = LLVMGetNumOperands(init), kept = 0, gone = 0;
   LLVMValueRef *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
-  if (!keep) {
+  LLVMValueRef *dgs = calloc((size_t)(n ? n : 1), sizeof *dgs);
+  if (!keep || !dgs) {
+    free(keep);
+    free(dgs);
     dl__gattrs_free(&ga);
     return -1;
   }
@@ -99,6 +102,8 @@ int dl__trim_compiler_used(LLVMModuleRef m) {
     if (!g || !LLVMIsAGlobalVariable(g) ||
         !dl__gattr(&ga, g, "sycl-device-global-size"))
       keep[kept++] = e;
+    else
+      dgs[gone++] = g;
   }
   if (kept < n) {
     LLVMTypeRef elem = LLVMGetElementType(LLVMTypeOf(init));
@@ -114,7 +119,14 @@ int dl__trim_compiler_used(LLVMModuleRef m) {
     if (g)
       LLVMSetValueName2(g, "llvm.compiler.used", 18);
   }
+  /* a device global only the list kept goes, as in DPC++ */
+  for (int i = 0; i < gone; i++)
+    if (!used(dgs[i], 0)) {
+      LLVMReplaceAllUsesWith(dgs[i], LLVMGetPoison(LLVMTypeOf(dgs[i])));
+      LLVMDeleteGlobal(dgs[i]);
+    }
   free(keep);
+  free(dgs);
   dl__gattrs_free(&ga);
   return 0;
 }

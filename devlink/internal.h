@@ -168,7 +168,8 @@ void dl__drop_unused(LLVMModuleRef m);
  * declarations nothing else uses. */
 void dl__erase_used(LLVMModuleRef m);
 /* In a SPIR module: device globals leave @llvm.compiler.used (what else it
- * holds stays), as DPC++'s post-link does; 0, or -1 when out of memory. */
+ * holds stays), and go when nothing else uses them, as DPC++'s post-link
+ * does; 0, or -1 when out of memory. */
 int dl__trim_compiler_used(LLVMModuleRef m);
 
 /* ---- ctprops.c ---------------------------------------------------------- */
