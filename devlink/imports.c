@@ -174,9 +174,10 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags) {
       continue;
     delete_body(f);
     changed = 1;
-    if (!mine) { /* another image defines it */
+    if (!mine) { /* another image defines it: a plain declaration */
       LLVMSetComdat(f, NULL);
       LLVMSetLinkage(f, LLVMExternalLinkage);
+      LLVMGlobalClearMetadata(f);
       continue;
     }
     /* The dummy image: the function does nothing. */

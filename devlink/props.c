@@ -244,11 +244,10 @@ static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
 }
 
 static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
-                        const struct lw_strvec *kernels, int *opt_level,
-                        struct dl_props *out) {
+                        const struct lw_strvec *kernels, struct dl_props *out) {
   /* DPC++ writes the parameter set even when it is empty, not the names */
   struct dl_propset *param = set(out, "SYCL/kernel param opt");
-  int rc = 0, misc_opt = -1;
+  int rc = 0;
   char key[1024];
   int64_t v[8];
   FOR_FUNCTIONS(f, fns) {
@@ -282,12 +281,6 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
         if (p)
           p->type = DL_PROP_BYTE_ARRAY;
       }
-      LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-          f, LLVMAttributeFunctionIndex, "sycl-optlevel", 13);
-      if (a && misc_opt < 0) {
-        unsigned alen;
-        misc_opt = atoi(LLVMGetStringAttributeValue(a, &alen));
-      }
     }
     static const struct {
       const char *md, *suffix;
@@ -306,8 +299,6 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
                          : u32(pm, key, (uint32_t)v[0]);
     }
   }
-  if (misc_opt >= 0) /* an entry point's sycl-optlevel says */
-    *opt_level = misc_opt;
   return rc;
 }
 
@@ -323,20 +314,27 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
   /* an image of ESIMD entry points only (split.c) */
   int rc = gr->esimd && gr->entries.n ? u32(set(out, m), "isEsimdImage", 1)
                                       : 0;
-  for (size_t i = 0; !rc && i < gr->entries.n; i++) {
+  /* the first entry point's that has them */
+  const char *grf = NULL, *opt = NULL;
+  for (size_t i = 0; i < gr->entries.n && (!grf || !opt); i++) {
     LLVMValueRef f = LLVMGetNamedFunction(mod, gr->entries.v[i]);
     LLVMAttributeRef a =
         f ? LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                           "sycl-grf-size", 13)
           : NULL;
-    if (a) {
-      unsigned len;
-      rc = u32(set(out, m), "sycl-grf-size",
-               (uint32_t)strtoul(LLVMGetStringAttributeValue(a, &len), NULL,
-                                 10));
-      break;
-    }
+    unsigned len;
+    if (a && !grf)
+      grf = LLVMGetStringAttributeValue(a, &len);
+    a = f ? LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                          "sycl-optlevel", 13)
+          : NULL;
+    if (a && !opt)
+      opt = LLVMGetStringAttributeValue(a, &len);
   }
+  if (!rc && grf)
+    rc = u32(set(out, m), "sycl-grf-size", (uint32_t)strtoul(grf, NULL, 10));
+  if (opt)
+    opt_level = atoi(opt);
   if (!rc && opt_level >= 0)
     rc = u32(set(out, m), "optLevel", (uint32_t)opt_level);
   for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(san); i++)
@@ -416,7 +414,7 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
   memset(out, 0, sizeof *out);
   int rc = requirements(fns, gr, out);
   if (!rc)
-    rc = per_function(mod, fns, kernels, &opt_level, out);
+    rc = per_function(mod, fns, kernels, out);
   if (!rc)
     rc = misc(mod, gr, opt_level, out);
   /* The runtime watches for a failed assert after these kernels run. */

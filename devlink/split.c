@@ -485,11 +485,14 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
         rc = LW_ENOMEM;
     size_t len;
     const char *name = LLVMGetValueName2(ks[i].f, &len);
+    /* a set's virtual functions are entry points of DPC++'s too (its
+     * symbol table lists them) */
     if ((ks[i].kind != VIRTUAL &&
-         (lw_strvec_push(ks[i].kind == EXPORTED ? &out->g[g].exports
-                                                : &out->g[g].kernels,
-                         name) ||
-          lw_strvec_push(&out->g[g].entries, name))) ||
+         lw_strvec_push(ks[i].kind == EXPORTED ? &out->g[g].exports
+                                               : &out->g[g].kernels,
+                        name)) ||
+        ((ks[i].kind != VIRTUAL || (flags & DL_DPCPP_GROUPS)) &&
+         lw_strvec_push(&out->g[g].entries, name)) ||
         add_names(&out->g[g].keep, &ks[i].reach) ||
         (ks[i].kind == KERNEL && assert_fail &&
          dl__set_has(&ks[i].reach, assert_fail) &&
@@ -504,7 +507,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   /* DPC++'s categories may put virtual functions with kernels (one module
    * without a split): such a group is the kernels' */
   for (size_t g = 0; g < out->n; g++)
-    if (out->g[g].vf_set && out->g[g].entries.n) {
+    if (out->g[g].vf_set && (out->g[g].kernels.n || out->g[g].exports.n)) {
       free(out->g[g].vf_set);
       out->g[g].vf_set = NULL;
     }

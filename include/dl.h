@@ -137,7 +137,8 @@ struct dl_group {
   char *id; /* split scope and feature key, for messages */
   struct lw_strvec kernels;
   struct lw_strvec exports;
-  struct lw_strvec entries; /* kernels and exports, in module order */
+  struct lw_strvec entries; /* kernels and exports (DL_DPCPP_GROUPS: and
+                               virtual functions), in module order */
   struct lw_strvec asserts; /* its kernels that can reach
                                __devicelib_assert_fail */
   struct lw_strvec keep; /* sorted names */

@@ -22,13 +22,14 @@
 struct pl_options {
   const char *input;   /* "-": stdin */
   const char *output;  /* the first -o FILE: names the modules' files */
+  char default_out[256]; /* without -o */
   /* every -o: [TARGET,]FILE; a table with TARGET lists only the modules
    * the device configuration's TARGET can take (all for a name it does
    * not know) */
   struct lw_strvec tables;
   const char *out_dir; /* -out-dir= */
   int text, ir_only, symbols, param_info, program_metadata,
-      kernel_names;
+      kernel_names, device_globals;
   enum dl_split_mode split;
   unsigned flags; /* dl_split's */
 };
@@ -42,7 +43,7 @@ static const char *const refused[] = {
 
 /* Options that change nothing fatlink makes. */
 static const char *const ignored[] = {
-    "f", "device-globals", "reduce-memory-usage", NULL};
+    "f", "reduce-memory-usage", NULL};
 
 static int listed(const char *const *list, const char *name, size_t len) {
   for (size_t i = 0; list[i]; i++)
@@ -57,8 +58,9 @@ static void usage(FILE *f) {
       "into modules\n"
       "and writes each one's IR, property sets and entry points, listed in "
       "a file table.\n\n"
-      "USAGE: sycl-post-link [options] [INPUT] -o TABLE (INPUT: .bc or .ll, "
-      "- or none: stdin)\n\n"
+      "USAGE: sycl-post-link [options] [INPUT] [-o TABLE] (INPUT: .bc or .ll, "
+      "- or none: stdin;\n"
+      "       TABLE by default: INPUT's stem and .files, .out for the IR)\n\n"
       "OPTIONS:\n"
       "  -o [TARGET,]FILE      the file table (several: TARGET's lists the "
       "modules that\n"
@@ -70,7 +72,8 @@ static void usage(FILE *f) {
       "  -symbols              write each module's entry points (.sym)\n"
       "  -properties           property sets (.prop; always written)\n"
       "  -emit-param-info, -emit-program-metadata, -emit-kernel-names,\n"
-      "  -emit-exported-symbols, -emit-imported-symbols  property sets to add\n"
+      "  -emit-exported-symbols, -emit-imported-symbols, -device-globals\n"
+      "                        property sets to add\n"
       "  -support-dynamic-linking  SYCL_EXTERNAL functions may come from "
       "other images\n"
       "  -emit-only-kernels-as-entry-points  SYCL_EXTERNAL functions are "
@@ -138,6 +141,8 @@ static int parse(int argc, char **argv, struct pl_options *o,
       o->param_info = 1;
     } else if (IS("emit-program-metadata")) {
       o->program_metadata = 1;
+    } else if (IS("device-globals")) {
+      o->device_globals = 1;
     } else if (IS("emit-kernel-names")) {
       o->kernel_names = 1;
     } else if (IS("emit-exported-symbols")) {
@@ -197,8 +202,15 @@ static int parse(int argc, char **argv, struct pl_options *o,
    * depend on each other */
   if (!(o->flags & DL_DYNAMIC_LINKING))
     o->flags |= DL_INTERNALIZE;
-  if (!o->output)
-    return lw_error(d, LW_EINVAL, "no output: -o FILE is needed");
+  if (!o->output) { /* DPC++'s default: <input stem>.files (.out) here */
+    const char *base = lw_base_name(o->input), *dot = strrchr(base, '.');
+    int stem = dot && dot > base ? (int)(dot - base) : (int)strlen(base);
+    snprintf(o->default_out, sizeof o->default_out, "%.*s%s", stem, base,
+             o->ir_only ? ".out" : ".files");
+    if (lw_strvec_push(&o->tables, o->default_out))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    o->output = o->default_out;
+  }
   if (o->ir_only && o->tables.n > 1)
     return lw_error(d, LW_EINVAL, "-ir-output-only writes one file: one -o");
   if (strchr(o->output, ',')) /* TARGET,FILE only: FILE names the files */
@@ -247,6 +259,8 @@ static int wanted(const struct pl_options *o, const char *set) {
     return o->program_metadata;
   if (!strcmp(set, "SYCL/kernel names"))
     return o->kernel_names;
+  if (!strcmp(set, "SYCL/device globals"))
+    return o->device_globals;
   return 1;
 }
 
@@ -284,8 +298,8 @@ static int write_symbols(struct written *w, const struct dl_group *g,
 /* <stem>_<i>.<ext>: the output's path without its extension, in -out-dir
  * when given. */
 /* OUT<part>_I.EXT; part: "_esimd" for an ESIMD module, which takes the
- * number of the module it was split from, or "_TARGET" for the property
- * file of a table for a TARGET, as in DPC++. */
+ * number of the module it was split from, and "_TARGET" before it for the
+ * property file of a table for a TARGET, as in DPC++. */
 static char *file_name(const struct pl_options *o, size_t i, const char *part,
                        const char *ext) {
   const char *base = lw_base_name(o->output);
@@ -323,9 +337,12 @@ static int add_row(struct written *w, const struct pl_options *o,
     if (aot_filter(t->dev, &r, why, sizeof why))
       return 0;
   }
-  char part[132];
-  snprintf(part, sizeof part, "%s%s", t->target[0] ? "_" : "",
-           t->target[0] ? t->target : g->esimd ? "_esimd" : "");
+  /* _TARGET as DPC++ names it; an ESIMD module's keeps _esimd after it
+   * (DPC++ drops it, and the module of the same number overwrites the
+   * file) */
+  char part[140];
+  snprintf(part, sizeof part, "%s%s%s", t->target[0] ? "_" : "", t->target,
+           g->esimd ? "_esimd" : "");
   char *prop = file_name(o, id, part, "prop");
   struct dl_props named = {0};
   int rc = prop ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
