@@ -55,6 +55,7 @@ struct lw_options {
    * -emit-exported-symbols */
   int sycl_dynamic_linking, sycl_emit_imported, sycl_emit_exported;
   int sycl_allow_undefined; /* --sycl-allow-undefined */
+  int sycl_allow_size_mismatch; /* --sycl-allow-size-mismatch */
   unsigned sycl_spec_const;     /* -spec-const=: DL_SPEC_NATIVE or
                                    DL_SPEC_EMULATION; 0: per target */
   int sycl_default_spec_images; /* -generate-device-image-default-spec-consts */

@@ -24,7 +24,7 @@ enum id {
   O_DRY_RUN, O_SAVE_TEMPS, O_VERBOSE, O_PRINT_WRAPPED, O_OVERRIDE_IMAGE,
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
-  O_SYCL_IMAGE_DEPS, O_SYCL_ALLOW_UNDEF, O_CACHE_DIR, O_CACHE_SIZE, O_TOOL_LAUNCHER,
+  O_SYCL_IMAGE_DEPS, O_SYCL_ALLOW_UNDEF, O_SYCL_ALLOW_SIZES, O_CACHE_DIR, O_CACHE_SIZE, O_TOOL_LAUNCHER,
   O_GPU_LAUNCHER, O_CPU_LAUNCHER, O_FPGA_LAUNCHER, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
   O_EMIT_ISOLATION, O_SPIRV_EXT,
@@ -126,6 +126,10 @@ static const struct opt table[] = {
      "SYCL device functions no input defines stay imports for the runtime "
      "to resolve, as DPC++'s sycl-post-link leaves them (default: an error "
      "naming them)"},
+    {"--sycl-allow-size-mismatch", FLAG, O_SYCL_ALLOW_SIZES, 0,
+     "a kernel may call device functions that require other work-group or "
+     "sub-group sizes than its own, as DPC++'s sycl-post-link lets it "
+     "(default: an error naming both)"},
     {"--sycl-allow-device-image-dependencies", FLAG, O_SYCL_IMAGE_DEPS, 0,
      "device images may call SYCL_EXTERNAL functions of other images "
      "(post-link -support-dynamic-linking)"},
@@ -504,6 +508,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return 0;
   case O_SYCL_ALLOW_UNDEF:
     o->sycl_allow_undefined = 1;
+    return 0;
+  case O_SYCL_ALLOW_SIZES:
+    o->sycl_allow_size_mismatch = 1;
     return 0;
   case O_CACHE_DIR:
     if (lw_strvec_push(&o->storage, v))

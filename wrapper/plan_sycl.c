@@ -492,7 +492,8 @@ static unsigned split_flags(const struct target *t) {
          (o->relocatable || o->sycl_allow_undefined ? DL_ALLOW_UNDEFINED : 0) |
          (o->sycl_dynamic_linking ? DL_DYNAMIC_LINKING : 0) |
          (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
-         (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0);
+         (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0) |
+         (o->sycl_allow_size_mismatch ? DL_NO_SIZE_CHECK : 0);
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
