@@ -217,6 +217,19 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
   init = spec_id && LLVMIsAGlobalVariable(spec_id) ? LLVMGetInitializer(spec_id)
                                                    : NULL;
   c->def = init ? LLVMGetAggregateElement(init, 0) : NULL;
+  /* Older front ends pass no specialization_id: the default is zero, of
+   * the type read (the sret pointee's for a composite). */
+  if (!c->def && spec_id && LLVMIsNull(spec_id)) {
+    LLVMTypeRef t = LLVMTypeOf(ci);
+    if (c->sret) {
+      LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(ci, 1, sret_kind);
+      if (!a)
+        a = LLVMGetEnumAttributeAtIndex(callee, 1, sret_kind);
+      t = a ? LLVMGetTypeAttributeValue(a) : NULL;
+    }
+    if (t && LLVMGetTypeKind(t) != LLVMVoidTypeKind)
+      c->def = LLVMConstNull(t);
+  }
   if (!c->def)
     return bad_call(d, c,
                     "names no specialization_id variable with a default value");

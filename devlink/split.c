@@ -530,6 +530,10 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
          f = LLVMGetNextFunction(f))
       if (dl__set_add(&reach[0], f) < 0)
         rc = LW_ENOMEM;
+    for (LLVMValueRef v = LLVMGetFirstGlobal(m->mod); !rc && v;
+         v = LLVMGetNextGlobal(v))
+      if (dl__set_add(&reach[0], v) < 0)
+        rc = LW_ENOMEM;
     if (!rc && add_names(&out->g[0].keep, &reach[0]))
       rc = LW_ENOMEM;
   }
