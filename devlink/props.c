@@ -205,8 +205,10 @@ static int requirements(const struct dl__fns *fns, const struct dl_group *gr,
       wgnd = (int)one;
     int64_t wg2[8];
     n = dl__md_ints(f, "reqd_work_group_size", nwg < 0 ? wg : wg2, NULL, 8);
+    if (n > 8)
+      n = 8;
     if (n > 0 && nwg < 0)
-      nwg = n < 8 ? n : 8;
+      nwg = n;
     else if (n > 0) /* two sizes (no split): none is the image's */
       wg_differ |= n != nwg || memcmp(wg, wg2, (size_t)n * sizeof *wg) != 0;
     unsigned l = 0;
@@ -302,9 +304,11 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
   return rc;
 }
 
-/* What the runtime reads of the module beside its kernels: the sanitizer
- * its code was instrumented for (the instrumentation's kernel metadata
- * says which), and the register file size its entry points ask for. */
+/* SYCL/misc properties, in DPC++'s order: an image of ESIMD entry points
+ * only, the register file size and optimization level its entry points
+ * ask for (`opt_level` where none does; -1: none), and the sanitizer its
+ * code was instrumented for (the instrumentation's kernel metadata says
+ * which). */
 static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
                 struct dl_props *out) {
   static const char *const san[][2] = {{"__AsanKernelMetadata", "asan"},

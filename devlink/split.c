@@ -55,7 +55,6 @@ struct kernel {
 
 #define ESIMD "|esimd"
 
-
 /* DPC++'s order: categories from the greatest down, a category's ESIMD
  * part right after its SPMD part, module order within each. */
 static int by_dpcpp_key(const void *a, const void *b) {
@@ -521,11 +520,11 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   /* DPC++'s tool makes a module without entry points one image all the
    * same, its specialization constants lowered: a group of everything */
   if (!rc && !nk && (flags & DL_DPCPP_GROUPS)) {
-    if (!(out->g = calloc(1, sizeof *out->g)) ||
-        !(reach = calloc(1, sizeof *reach)) || !(out->g[0].id = strdup("-")))
+    if ((out->g = calloc(1, sizeof *out->g)))
+      out->n = 1; /* dl_split_free's from here */
+    if (!out->g || !(reach = calloc(1, sizeof *reach)) ||
+        !(out->g[0].id = strdup("-")))
       rc = LW_ENOMEM;
-    else
-      out->n = 1;
     for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); !rc && f;
          f = LLVMGetNextFunction(f))
       if (dl__set_add(&reach[0], f) < 0)
@@ -557,7 +556,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     if (!rc && out->g[g].spec_mode)
       rc = dl__spec_layout(m->mod, r, &out->g[g], d);
   }
-  for (size_t g = 0; g < nbase; g++)
+  for (size_t g = 0; reach && g < nbase; g++)
     dl__set_free(&reach[g]);
   free(reach);
   free(from);
