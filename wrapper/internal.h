@@ -56,6 +56,9 @@ struct lw_options {
   int sycl_dynamic_linking, sycl_emit_imported, sycl_emit_exported;
   int sycl_allow_undefined; /* --sycl-allow-undefined */
   int sycl_allow_size_mismatch; /* --sycl-allow-size-mismatch */
+  int sycl_keep_externals; /* --no-sycl-remove-unused-external-funcs */
+  int sycl_lower_esimd;    /* post-link -lower-esimd */
+  const char *sycl_compile_opts, *sycl_link_opts; /* the images' options */
   unsigned sycl_spec_const;     /* -spec-const=: DL_SPEC_NATIVE or
                                    DL_SPEC_EMULATION; 0: per target */
   int sycl_default_spec_images; /* -generate-device-image-default-spec-consts */

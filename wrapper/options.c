@@ -31,7 +31,9 @@ enum id {
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
-  O_EMBED_BITCODE,
+  O_EMBED_BITCODE, O_HELP_HIDDEN, O_DEVICE_TRIPLE, O_BACKEND_COMPILE,
+  O_TARGET_LINK, O_ACCEPTED, O_DEFAULT_SPEC_IMAGE, O_KEEP_EXTERNALS,
+  O_DPCPP_LATER,
 };
 
 struct opt {
@@ -122,6 +124,60 @@ static const struct opt table[] = {
      "<cmd>: the launcher of the CPU back end (opencl-aot)"},
     {"--fpga-tool-launcher=", JOINED, O_FPGA_LAUNCHER, 0,
      "<cmd>: the launcher of the FPGA back ends (aoc, opencl-aot)"},
+    /* DPC++'s clang-linker-wrapper options (LinkerWrapperOpts.td) that are
+     * not upstream's: what they do there, or refused by name */
+    {"--help-hidden", FLAG, O_HELP_HIDDEN, 0, "the same as --help"},
+    {"--triple=", JOINED, O_DEVICE_TRIPLE, 0,
+     "<triple>: the device triple DPC++'s driver names (each device image "
+     "carries its own, which decides)"},
+    {"--arch=", JOINED, O_DEVICE_TRIPLE, 0,
+     "<arch>: the device architecture DPC++'s driver names (as --triple)"},
+    {"--sycl-backend-compile-options=", JOINED, O_BACKEND_COMPILE, 0,
+     "<opts>: the SYCL images' compile options, which the runtime hands the "
+     "device compiler (DPC++'s descriptor CompileOptions)"},
+    {"--sycl-target-link-options=", JOINED, O_TARGET_LINK, 0,
+     "<opts>: the SYCL images' link options (descriptor LinkOptions)"},
+    {"--use-sycl-post-link-tool", FLAG, O_ACCEPTED, 0,
+     "DPC++'s choice of its post-link tool or library: fatlink's post-link "
+     "runs in process either way"},
+    {"--no-use-sycl-post-link-tool", FLAG, O_ACCEPTED, 0,
+     "as --use-sycl-post-link-tool"},
+    {"--sycl-device-code-split-esimd", FLAG, O_ACCEPTED, 0,
+     "ESIMD kernels in images of their own (always done)"},
+    {"--sycl-add-default-spec-consts-image", FLAG, O_DEFAULT_SPEC_IMAGE, 0,
+     "also an image of each module with specialization constants set to "
+     "their defaults (post-link -generate-device-image-default-spec-consts)"},
+    {"--no-sycl-add-default-spec-consts-image", FLAG, O_ACCEPTED, 0,
+     "no such image (the default)"},
+    {"--sycl-remove-unused-external-funcs", FLAG, O_ACCEPTED, 0,
+     "SYCL_EXTERNAL functions no kernel calls go (the default)"},
+    {"--no-sycl-remove-unused-external-funcs", FLAG, O_KEEP_EXTERNALS, 0,
+     "SYCL_EXTERNAL functions are entry points of their images, used or not"},
+    {"--device-debug", FLAG, O_DPCPP_LATER, 1, "debug information for the device"},
+    {"--ptxas-arg=", JOINED, O_DPCPP_LATER, 1, "<arg>: pass <arg> to ptxas"},
+    {"--pass-remarks=", JOINED, O_DPCPP_LATER, 1, "LTO pass remarks"},
+    {"--pass-remarks-missed=", JOINED, O_DPCPP_LATER, 1, "LTO pass remarks"},
+    {"--pass-remarks-analysis=", JOINED, O_DPCPP_LATER, 1, "LTO pass remarks"},
+    {"--whole-program", FLAG, O_DPCPP_LATER, 1, "LTO sees every input"},
+    {"--linker-arg=", JOINED, O_DPCPP_LATER, 1,
+     "<arg>: pass <arg> to the device linker"},
+    {"--compiler-arg=", JOINED, O_DPCPP_LATER, 1,
+     "<arg>: pass <arg> to the device compiler"},
+    {"--sycl-nvptx-device-libraries=", JOINED, O_DPCPP_LATER, 1,
+     "NVPTX device libraries for SYCL"},
+    {"--sycl-backend-compile-options-from-image=", JOINED, O_DPCPP_LATER, 1,
+     "compile options taken from the images"},
+    {"--sycl-backend-link-options-from-image=", JOINED, O_DPCPP_LATER, 1,
+     "link options taken from the images"},
+    {"--sycl-thin-lto", FLAG, O_DPCPP_LATER, 1, "ThinLTO of SYCL device code"},
+    {"--sycl-embed-ir", FLAG, O_DPCPP_LATER, 1, "SYCL device IR in the images"},
+    {"--sycl-is-windows-msvc-env", FLAG, O_DPCPP_LATER, 1,
+     "an MSVC environment"},
+    {"--no-sycl-device-code-split-esimd", FLAG, O_DPCPP_LATER, 1,
+     "ESIMD kernels with SPMD ones"},
+    {"--bitcode-library=", JOINED, O_DPCPP_LATER, 1, "a bitcode library"},
+    {"--builtin-bitcode=", JOINED, O_DPCPP_LATER, 1, "a builtin bitcode library"},
+    {"--clang-backend", FLAG, O_DPCPP_LATER, 1, "device code through clang"},
     {"--sycl-allow-undefined", FLAG, O_SYCL_ALLOW_UNDEF, 0,
      "SYCL device functions no input defines stay imports for the runtime "
      "to resolve, as DPC++'s sycl-post-link leaves them (default: an error "
@@ -207,18 +263,43 @@ void lw_options_help(FILE *out) {
   }
 }
 
+/* Does DPC++'s wrapper take `spelling` with one dash too (its options
+ * declared with both prefixes, which its driver spells with one)? */
+static int one_dash_too(const char *spelling) {
+  static const char *const both[] = {"--sycl-", "--no-sycl-",
+                                     "--use-sycl-", "--no-use-sycl-",
+                                     "--llvm-spirv-options=",
+                                     "--gpu-tool-arg=", "--cpu-tool-arg=",
+                                     "--offload-opt="};
+  for (size_t i = 0; i < LW_ARRAY_SIZE(both); i++)
+    if (strncmp(spelling, both[i], strlen(both[i])) == 0)
+      return 1;
+  return 0;
+}
+
 /* Finds the option `arg` spells; *value gets a JOINED option's value. */
 static const struct opt *lookup(const char *arg, const char **value) {
-  for (size_t i = 0; i < LW_ARRAY_SIZE(table); i++) {
-    const struct opt *t = &table[i];
-    size_t n = strlen(t->spelling);
-    if (t->form == JOINED) {
-      if (strncmp(arg, t->spelling, n) == 0) {
-        *value = arg + n;
+  for (int dashes = 0; dashes < 2; dashes++) {
+    /* then "-x" as "--x", for the options DPC++ takes so */
+    if (dashes && (arg[0] != '-' || arg[1] == '-' || !arg[1]))
+      break;
+    for (size_t i = 0; i < LW_ARRAY_SIZE(table); i++) {
+      const struct opt *t = &table[i];
+      const char *sp = t->spelling;
+      if (dashes) {
+        if (!one_dash_too(sp))
+          continue;
+        sp++;
+      }
+      size_t n = strlen(sp);
+      if (t->form == JOINED) {
+        if (strncmp(arg, sp, n) == 0) {
+          *value = arg + n;
+          return t;
+        }
+      } else if (strcmp(arg, sp) == 0) {
         return t;
       }
-    } else if (strcmp(arg, t->spelling) == 0) {
-      return t;
     }
   }
   return NULL;
@@ -274,12 +355,18 @@ static int parse_split(struct lw_options *o, const char *v, const char *opt,
 
 /* sycl-post-link options: the split, dynamic linking, imported and exported
  * symbols, specialization constants, and those asking for what fatlink's
- * post-link always does; anything else is refused, not ignored. */
+ * post-link always does; anything else is refused, not ignored. DPC++'s
+ * driver may name the target first ("sycl:<triple>=<options>"); -lower-esimd
+ * is refused later, where ESIMD code is met: fatlink has no ESIMD
+ * lowering. */
 static int parse_post_link(struct lw_options *o, const char *v,
                            struct lw_diag *d) {
   static const char *const always[] = {
       "-symbols", "-properties", "-emit-param-info", "-emit-program-metadata",
-      "-emit-kernel-names", "-O0", "-O1", "-O2", "-O3"};
+      "-emit-kernel-names", "-O0", "-O1", "-O2", "-O3", "-device-globals",
+      "-emit-only-kernels-as-entry-points", "-split-esimd"};
+  if (strncmp(v, "sycl:", 5) == 0 && strchr(v, '='))
+    v = strchr(v, '=') + 1;
   struct lw_strvec words = {0};
   int rc = lw_strvec_split(&words, v, ' ');
   for (size_t i = 0; !rc && i < words.n; i++) {
@@ -317,6 +404,10 @@ static int parse_post_link(struct lw_options *o, const char *v,
     }
     if (strcmp(w, "-generate-device-image-default-spec-consts") == 0) {
       o->sycl_default_spec_images = 1;
+      continue;
+    }
+    if (strcmp(w, "-lower-esimd") == 0) {
+      o->sycl_lower_esimd = 1;
       continue;
     }
     size_t k;
@@ -381,7 +472,8 @@ static int neutral(enum id id) {
   switch (id) {
   case O_JOBS: case O_PARALLEL_LINK: case O_VERBOSE: case O_V:
   case O_TIME_TRACE: case O_TIME_TRACE_FILE: case O_TIME_TRACE_GRAIN:
-  case O_HELP: case O_VERSION: case O_LINKER_PATH: case O_TOOL_TIMEOUT:
+  case O_HELP: case O_HELP_HIDDEN: case O_DEVICE_TRIPLE: case O_ACCEPTED:
+  case O_VERSION: case O_LINKER_PATH: case O_TOOL_TIMEOUT:
   case O_CACHE_DIR: case O_CACHE_SIZE:
     return 1;
   default:
@@ -511,6 +603,26 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return 0;
   case O_SYCL_ALLOW_SIZES:
     o->sycl_allow_size_mismatch = 1;
+    return 0;
+  case O_HELP_HIDDEN:
+    o->help = 1;
+    return 0;
+  case O_DEVICE_TRIPLE:
+  case O_ACCEPTED:
+    return 0;
+  case O_BACKEND_COMPILE:
+  case O_TARGET_LINK:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    *(t->id == O_BACKEND_COMPILE ? &o->sycl_compile_opts
+                                 : &o->sycl_link_opts) =
+        o->storage.v[o->storage.n - 1];
+    return 0;
+  case O_DEFAULT_SPEC_IMAGE:
+    o->sycl_default_spec_images = 1;
+    return 0;
+  case O_KEEP_EXTERNALS:
+    o->sycl_keep_externals = 1;
     return 0;
   case O_CACHE_DIR:
     if (lw_strvec_push(&o->storage, v))

@@ -493,7 +493,8 @@ static unsigned split_flags(const struct target *t) {
          (o->sycl_dynamic_linking ? DL_DYNAMIC_LINKING : 0) |
          (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
          (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0) |
-         (o->sycl_allow_size_mismatch ? DL_NO_SIZE_CHECK : 0);
+         (o->sycl_allow_size_mismatch ? DL_NO_SIZE_CHECK : 0) |
+         (o->sycl_keep_externals ? DL_EXTERNAL_ENTRIES : 0);
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
@@ -516,6 +517,13 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
                   t->plan->o->opt_level, split_flags(t), &t->split, d);
+  /* DPC++'s driver asks its post-link to lower ESIMD code: fatlink cannot */
+  for (size_t g = 0; !rc && p->o->sycl_lower_esimd && g < t->split.n; g++)
+    if (t->split.g[g].esimd && t->split.g[g].kernels.n)
+      rc = lw_error(d, LW_ENOTSUP,
+                    "ESIMD kernel '%s': fatlink has no ESIMD lowering "
+                    "(post-link -lower-esimd is DPC++'s pass)",
+                    t->split.g[g].kernels.v[0]);
   if (!rc)
     t->workers = decide_workers(t);
   return rc;
@@ -687,8 +695,8 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
           img->len,
           aot_runtime_target(out->kind),
           out->kind == AOT_JIT ? WRP_FMT_SPIRV : WRP_FMT_NATIVE,
-          "",
-          "",
+          p->o->sycl_compile_opts ? p->o->sycl_compile_opts : "",
+          p->o->sycl_link_opts ? p->o->sycl_link_opts : "",
           &gr->kernels,
           props->s,
           props->n};
