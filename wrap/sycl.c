@@ -82,9 +82,13 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
   LLVMTypeRef df[5] = {ir->i16, ir->i16, ir->ptr, ir->ptr, ir->ptr};
   LLVMStructSetBody(desc_ty, df, 5, 0);
 
-  LLVMValueRef *wrapped = calloc(n, sizeof *wrapped);
-  if (!wrapped)
+  LLVMValueRef *wrapped = calloc(n ? n : 1, sizeof *wrapped);
+  LLVMValueRef *infos = calloc(n ? n : 1, sizeof *infos);
+  if (!wrapped || !infos) {
+    free(wrapped);
+    free(infos);
     return lw_error(d, LW_ENOMEM, "out of memory");
+  }
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
     const struct wrp_sycl_image *img = &imgs[i];
@@ -107,9 +111,22 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
     LLVMValueRef sbeg = prop_sets(ir, prop_ty, set_ty, img, &send, d, &rc);
     if (rc)
       break;
+    /* in a section named after the target, with a {address, size} record
+     * in .tgtimg that tools find images in a program by, as DPC++'s */
     snprintf(name, sizeof name, ".sycl_offloading.%zu.data", i);
     LLVMValueRef data =
-        wrp__bytes(ir, name, img->data, img->size, 0, NULL, 0);
+        wrp__bytes(ir, name, img->data, img->size, 0, img->target, 0);
+    LLVMValueRef rec[2] = {LLVMConstPtrToInt(data, ir->i64),
+                           LLVMConstInt(ir->i64, img->size, 0)};
+    LLVMValueRef rinit = LLVMConstArray2(ir->i64, rec, 2);
+    snprintf(name, sizeof name, ".sycl_offloading.%zu.info", i);
+    infos[i] = LLVMAddGlobal(ir->mod, LLVMTypeOf(rinit), name);
+    LLVMSetInitializer(infos[i], rinit);
+    LLVMSetGlobalConstant(infos[i], 1);
+    LLVMSetLinkage(infos[i], LLVMInternalLinkage);
+    LLVMSetUnnamedAddress(infos[i], LLVMLocalUnnamedAddr);
+    LLVMSetSection(infos[i], ".tgtimg");
+    LLVMSetAlignment(infos[i], 16);
     snprintf(name, sizeof name, ".sycl_offloading.target.%zu", i);
     LLVMValueRef target = str(ir, name, img->target);
     snprintf(name, sizeof name, ".sycl_offloading.opts.compile.%zu", i);
@@ -135,8 +152,19 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
   }
   if (rc) {
     free(wrapped);
+    free(infos);
     return rc;
   }
+  /* the records stay however the program is linked */
+  if (n) {
+    LLVMValueRef uinit = LLVMConstArray2(ir->ptr, infos, n);
+    LLVMValueRef used =
+        LLVMAddGlobal(ir->mod, LLVMTypeOf(uinit), "llvm.used");
+    LLVMSetLinkage(used, LLVMAppendingLinkage);
+    LLVMSetSection(used, "llvm.metadata");
+    LLVMSetInitializer(used, uinit);
+  }
+  free(infos);
   LLVMValueRef iend;
   LLVMValueRef images = wrp__array(ir, ".sycl_offloading.device_images",
                                    img_ty, wrapped, n, &iend);
