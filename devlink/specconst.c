@@ -258,39 +258,71 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
   return 0;
 }
 
+/* A getter call met, and the rank of its getter among the module's. */
+struct met {
+  LLVMValueRef ci, caller;
+  size_t getter, seq;
+};
+
+static int by_getter(const void *a, const void *b) {
+  const struct met *x = a, *y = b;
+  if (x->getter != y->getter)
+    return x->getter < y->getter ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /* Calls `fn` on every getter call of the functions of `m` that are in
  * `only` (NULL: all): getter by getter in module order, as DPC++ numbers
- * them, and each one's calls in module and instruction order. */
+ * them, and each one's calls in module and instruction order. One walk of
+ * the code gathers the calls; `fn` may erase the call it is given. */
 static int each_call(LLVMModuleRef m, const struct dl__set *only,
                      int (*fn)(struct call *c, void *ctx), void *ctx,
                      struct lw_diag *d) {
-  LLVMValueRef next_getter;
-  for (LLVMValueRef g = LLVMGetFirstFunction(m); g; g = next_getter) {
-    next_getter = LLVMGetNextFunction(g); /* `fn` may delete none: calls */
-    if (!LLVMIsDeclaration(g) || !dl__spec_getter(g) || !LLVMGetFirstUse(g))
-      continue;
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
-         f = LLVMGetNextFunction(f)) {
-      if (LLVMIsDeclaration(f) || (only && !dl__set_has(only, f)))
-        continue;
-      for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
-           b = LLVMGetNextBasicBlock(b)) {
-        LLVMValueRef next;
-        for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = next) {
-          next = LLVMGetNextInstruction(in); /* `fn` may erase `in` */
-          if (!LLVMIsACallInst(in) || LLVMGetCalledValue(in) != g)
-            continue;
-          struct call c;
-          int rc = read_call(in, f, &c, d);
-          if (!rc)
-            rc = fn(&c, ctx);
-          if (rc)
-            return rc;
-        }
-      }
+  LLVMValueRef *getters = NULL;
+  struct met *calls = NULL;
+  size_t ng = 0, capg = 0, nc = 0, capc = 0;
+  int rc = 0;
+  for (LLVMValueRef g = LLVMGetFirstFunction(m); !rc && g;
+       g = LLVMGetNextFunction(g))
+    if (LLVMIsDeclaration(g) && dl__spec_getter(g) && LLVMGetFirstUse(g)) {
+      if (lw_grow(&getters, ng, &capg, sizeof *getters, 8))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else
+        getters[ng++] = g;
     }
+  for (LLVMValueRef f = ng ? LLVMGetFirstFunction(m) : NULL; !rc && f;
+       f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || (only && !dl__set_has(only, f)))
+      continue;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); !rc && b;
+         b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef in = LLVMGetFirstInstruction(b); !rc && in;
+           in = LLVMGetNextInstruction(in)) {
+        if (!LLVMIsACallInst(in))
+          continue;
+        LLVMValueRef callee = LLVMGetCalledValue(in);
+        size_t k = 0;
+        while (k < ng && getters[k] != callee)
+          k++;
+        if (k == ng)
+          continue;
+        if (lw_grow(&calls, nc, &capc, sizeof *calls, 16))
+          rc = lw_error(d, LW_ENOMEM, "out of memory");
+        else
+          calls[nc] = (struct met){in, f, k, nc}, nc++;
+      }
   }
-  return 0;
+  if (nc > 1)
+    qsort(calls, nc, sizeof *calls, by_getter);
+  for (size_t i = 0; !rc && i < nc; i++) {
+    struct call c;
+    rc = read_call(calls[i].ci, calls[i].caller, &c, d);
+    if (!rc)
+      rc = fn(&c, ctx);
+  }
+  free(getters);
+  free(calls);
+  return rc;
 }
 
 /* ---- the layout ---------------------------------------------------------- */
