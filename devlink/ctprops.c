@@ -44,13 +44,10 @@ void dl__compile_time_properties(LLVMModuleRef m) {
     if (LLVMIsDeclaration(f))
       continue;
     for (size_t p = 0; p < sizeof props / sizeof *props; p++) {
-      LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-          f, LLVMAttributeFunctionIndex, props[p].attr,
-          (unsigned)strlen(props[p].attr));
-      if (!a)
-        continue;
       unsigned len;
-      const char *v = LLVMGetStringAttributeValue(a, &len);
+      const char *v = dl__fn_attr(f, props[p].attr, &len);
+      if (!v)
+        continue;
       unsigned long long nums[3];
       int n = numbers(v, len, nums);
       if (n <= 0 || dl__md_ints(f, props[p].md, NULL, NULL, 0) >= 0)

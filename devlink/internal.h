@@ -82,6 +82,9 @@ int dl__md_strings(LLVMValueRef f, const char *kind, struct lw_buf *out);
 /* The first operand of metadata `kind` on `f` if it is a string (its
  * length in *len; owned by the context), else NULL. */
 const char *dl__md_string(LLVMValueRef f, const char *kind, unsigned *len);
+/* The value of `f`'s string attribute `name` (its length in *len; owned by
+ * the context), or NULL when `f` has none. */
+const char *dl__fn_attr(LLVMValueRef f, const char *name, unsigned *len);
 
 /* ---- gattrs.c: string attributes of global variables -------------------- */
 

@@ -120,6 +120,12 @@ int dl__md_strings(LLVMValueRef f, const char *kind, struct lw_buf *out) {
   return rc;
 }
 
+const char *dl__fn_attr(LLVMValueRef f, const char *name, unsigned *len) {
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+      f, LLVMAttributeFunctionIndex, name, (unsigned)strlen(name));
+  return a ? LLVMGetStringAttributeValue(a, len) : NULL;
+}
+
 const char *dl__md_string(LLVMValueRef f, const char *kind, unsigned *len) {
   LLVMValueRef node = md_node(f, kind);
   unsigned nops;

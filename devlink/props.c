@@ -322,18 +322,11 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
   const char *grf = NULL, *opt = NULL;
   for (size_t i = 0; i < gr->entries.n && (!grf || !opt); i++) {
     LLVMValueRef f = LLVMGetNamedFunction(mod, gr->entries.v[i]);
-    LLVMAttributeRef a =
-        f ? LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                                          "sycl-grf-size", 13)
-          : NULL;
     unsigned len;
-    if (a && !grf)
-      grf = LLVMGetStringAttributeValue(a, &len);
-    a = f ? LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                                          "sycl-optlevel", 13)
-          : NULL;
-    if (a && !opt)
-      opt = LLVMGetStringAttributeValue(a, &len);
+    if (f && !grf)
+      grf = dl__fn_attr(f, "sycl-grf-size", &len);
+    if (f && !opt)
+      opt = dl__fn_attr(f, "sycl-optlevel", &len);
   }
   if (!rc && grf)
     rc = u32(set(out, m), "sycl-grf-size", (uint32_t)strtoul(grf, NULL, 10));

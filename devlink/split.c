@@ -115,12 +115,6 @@ static int own(LLVMValueRef f, const char *kind, struct lw_buf *key) {
   return 0;
 }
 
-static const char *attr(LLVMValueRef f, const char *name, unsigned *len) {
-  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-      f, LLVMAttributeFunctionIndex, name, (unsigned)strlen(name));
-  return a ? LLVMGetStringAttributeValue(a, len) : NULL;
-}
-
 /* auto: function pointers (a function used other than as a callee) keep
  * everything together, as DPC++ does; otherwise per translation unit. A
  * virtual function's address in a vtable does not count: its set is an
@@ -173,20 +167,23 @@ static int dpcpp_key(LLVMValueRef f, enum dl_split_mode mode,
     const char *name = LLVMGetValueName2(f, &n);
     return lw_buf_append(key, name, n) || append(key, "-") ? LW_ENOMEM : 0;
   }
-  int rc = (a = attr(f, "sycl-module-id", &len)) && lw_buf_append(key, a, len);
+  int rc = (a = dl__fn_attr(f, "sycl-module-id", &len)) &&
+           lw_buf_append(key, a, len);
   rc = rc || append(key, "-");
   /* a set of virtual functions: one image, whatever optional features */
-  rc = rc || ((a = attr(f, "indirectly-callable", &len)) &&
+  rc = rc || ((a = dl__fn_attr(f, "indirectly-callable", &len)) &&
               lw_buf_append(key, a, len)) ||
        append(key, "-");
   for (size_t i = 0; !rc && i < 2; i++)
-    rc = ((a = attr(f, str_attrs[i], &len)) && lw_buf_append(key, a, len)) ||
+    rc = ((a = dl__fn_attr(f, str_attrs[i], &len)) &&
+          lw_buf_append(key, a, len)) ||
          append(key, "-");
   rc = rc || md_ints(f, "sycl_used_aspects", 1, key) || append(key, "-") ||
        md_ints(f, "reqd_work_group_size", 0, key) || append(key, "-") ||
        md_ints(f, "work_group_num_dim", 0, key) || append(key, "-") ||
        md_ints(f, "intel_reqd_sub_group_size", 0, key) || append(key, "-") ||
-       ((a = attr(f, "sycl-optlevel", &len)) && lw_buf_append(key, a, len)) ||
+       ((a = dl__fn_attr(f, "sycl-optlevel", &len)) &&
+        lw_buf_append(key, a, len)) ||
        append(key, "-") || dl__md_strings(f, "sycl_joint_matrix", key) ||
        append(key, "-") || dl__md_strings(f, "sycl_joint_matrix_mad", key) ||
        append(key, "-");
@@ -226,7 +223,7 @@ static int group_id(struct kernel *k, enum dl_split_mode mode,
     size_t n;
     scope = LLVMGetValueName2(k->f, &n);
   } else if (mode == DL_SPLIT_PER_SOURCE) {
-    scope = attr(k->f, "sycl-module-id", &len);
+    scope = dl__fn_attr(k->f, "sycl-module-id", &len);
     if (!scope)
       scope = "";
   }

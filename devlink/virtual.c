@@ -25,9 +25,7 @@
 static const char set_name[] = "SYCL/virtual functions";
 
 const char *dl__vf_set(LLVMValueRef f, unsigned *len) {
-  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-      f, LLVMAttributeFunctionIndex, "indirectly-callable", 19);
-  return a ? LLVMGetStringAttributeValue(a, len) : NULL;
+  return dl__fn_attr(f, "indirectly-callable", len);
 }
 
 int dl__vf_foreign(LLVMValueRef f, const char *vf_set) {
@@ -73,11 +71,8 @@ int dl__vf_props(const struct dl__fns *fns, const struct dl_group *gr,
      * too, where it sees the definitions). */
     unsigned len;
     const char *v = dl__vf_set(f, &len);
-    if (!v && !LLVMIsDeclaration(f)) {
-      LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
-          f, LLVMAttributeFunctionIndex, "calls-indirectly", 16);
-      v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
-    }
+    if (!v && !LLVMIsDeclaration(f))
+      v = dl__fn_attr(f, "calls-indirectly", &len);
     char *list = v ? strndup(v, len) : NULL;
     if (v && !list)
       rc = LW_ENOMEM;
