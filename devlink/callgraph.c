@@ -199,6 +199,28 @@ static int walked(LLVMValueRef f, LLVMValueRef const *roots, size_t nroots,
   return 0;
 }
 
+/* An indirect call may reach every function marked "referenced-indirectly"
+ * ([[intel::device_indirectly_callable]]) of its signature, kernels aside,
+ * as DPC++'s split assumes. */
+static int push_callees(struct stack *st, struct dl__set *seen,
+                        LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (LLVMIsAFunction(callee) || LLVMIsAConstant(callee) ||
+      LLVMIsAInlineAsm(callee))
+    return 0;
+  LLVMTypeRef sig = LLVMGetCalledFunctionType(call);
+  LLVMModuleRef m = LLVMGetGlobalParent(
+      LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (LLVMGlobalGetValueType(f) == sig &&
+        LLVMGetFunctionCallConv(f) != LLVMSPIRKERNELCallConv &&
+        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                      "referenced-indirectly", 21) &&
+        push(st, seen, f) < 0)
+      return -1;
+  return 0;
+}
+
 int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
                   struct dl__set *out) {
   struct stack st = {0};
@@ -213,8 +235,11 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
       for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(v); !rc && bb;
            bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); !rc && in;
-             in = LLVMGetNextInstruction(in))
+             in = LLVMGetNextInstruction(in)) {
           rc = push_operands(&st, out, in);
+          if (!rc && LLVMIsACallInst(in))
+            rc = push_callees(&st, out, in);
+        }
     } else if (LLVMIsAGlobalVariable(v)) {
       LLVMValueRef init = LLVMGetInitializer(v);
       if (init && follow(init))

@@ -115,22 +115,6 @@ static int own(LLVMValueRef f, const char *kind, struct lw_buf *key) {
   return 0;
 }
 
-/* auto: function pointers (a function used other than as a callee) keep
- * everything together, as DPC++ does; otherwise per translation unit. A
- * virtual function's address in a vtable does not count: its set is an
- * image of its own, which the runtime links in. */
-static enum dl_split_mode resolve_auto(LLVMModuleRef m) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    for (LLVMUseRef u = dl__vf_set(f, &(unsigned){0}) ? NULL
-                                                       : LLVMGetFirstUse(f);
-         u; u = LLVMGetNextUse(u)) {
-      LLVMValueRef user = LLVMGetUser(u);
-      if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != f)
-        return DL_SPLIT_OFF;
-    }
-  return DL_SPLIT_PER_SOURCE;
-}
-
 /* Metadata `kind`'s integers on `f` (sorted when asked), each after a '-'. */
 static int md_ints(LLVMValueRef f, const char *kind, int sorted,
                    struct lw_buf *key) {
@@ -382,8 +366,11 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   struct dl_module *m = *mp;
   memset(out, 0, sizeof *out);
   out->flags = flags;
+  /* auto is per translation unit, as DPC++ has it today: function
+   * pointers no longer keep everything together, the call graph follows
+   * them (callgraph.c). */
   if (mode == DL_SPLIT_AUTO)
-    mode = resolve_auto(m->mod);
+    mode = DL_SPLIT_PER_SOURCE;
   /* What DPC++'s post-link does to the module before its split; the rest
    * only for SPIR, whose SPIR-V it shapes. */
   dl__compile_time_properties(m->mod);

@@ -59,6 +59,9 @@ DPCPP_ONLY = {
     "spec-constants/remove-dead-private-constants.ll": "-debug-only, which "
         "only a debug build of LLVM has",
     "help.test": "DPC++'s own --help text",
+    "spec-constants/SYCL-alloca-error.ll": "DPC++'s LLVM: the IR calls "
+        "llvm.sycl.alloca.*.f64 undeclared, which only an LLVM that has the "
+        "intrinsic parses",
 }
 
 # Stored copies (the search tool's, of varying age; never the repository's)
@@ -77,6 +80,10 @@ STALE = {
     "split-with-kernel-declarations.ll": "expects per-kernel modules by "
         "translation unit first; a per-kernel category is the kernel's name "
         "(ModuleSplitter.cpp)",
+    "auto-module-split-func-ptr.ll": "expects no split when a function's "
+        "address is taken; its successor, device-code-split/auto-module-split-"
+        "func-ptr.ll, expects a split by translation unit that follows the "
+        "address (ModuleSplitter.cpp DependencyGraph)",
     "emit_exported_symbols.ll": "expects the modules in ascending category "
         "order; the splitter takes them from the back of its sorted list "
         "(ModuleSplitter.h nextGroup)",
@@ -120,6 +127,10 @@ STALE = {
         "(ComputeModuleRuntimeInfo.cpp)",
 }
 
+# SYCL 1.2.1's getters (the symbolic id alone), which DPC++'s
+# SpecConstants.cpp no longer lowers: it knows only the SYCL 2020 ones.
+GETTER_121 = re.compile(r"declare[^\n]*@_Z\d+__sycl_get(Scalar|Composite)?"
+                        r"SpecConstantValue")
 TYPED_PTR = re.compile(r"\b(i(1|8|16|32|64)|float|double|%[\w.]+)( addrspace\(\d+\))?\*")
 
 
@@ -137,9 +148,23 @@ def run_lines(text):
         if body.endswith("\\"):
             cur += body[:-1] + " "
             continue
-        lines.append(cur + body)
+        line = resolve_if(cur + body)
+        if line:
+            lines.append(line)
         cur = ""
     return lines, requires
+
+
+# lit's features this setup has: none that the suite asks for (LLVM 22 of
+# Debian is a release build: no "asserts").
+FEATURES = set()
+IF = re.compile(r"%if\s+([\w-]+)\s*%\{(.*?)%\}(?:\s*%else\s*%\{(.*?)%\})?")
+
+
+def resolve_if(line):
+    """A RUN line with lit's %if FEATURE %{ A %} [%else %{ B %}] resolved."""
+    return IF.sub(lambda m: m.group(2) if m.group(1) in FEATURES
+                  else (m.group(3) or ""), line).strip()
 
 
 def tools_of(line):
@@ -184,6 +209,10 @@ def classify(test, tool, verbose, rel):
     if rel in STALE:
         return "n/a", "stale copy: " + STALE[rel]
     text = open(test, encoding="utf-8", errors="replace").read()
+    if GETTER_121.search(text):
+        return "n/a", ("stale copy: lowers SYCL 1.2.1's spec-constant "
+                       "getters, which SpecConstants.cpp no longer has (only "
+                       "__sycl_get*2020SpecConstantValue)")
     lines, requires = run_lines(text)
     if not lines:
         return "n/a", "no RUN line"
