@@ -324,11 +324,14 @@ static int uses_aspects(const struct dl__set *reach) {
  * index (its reach). */
 static int variants(struct dl_split *s, const struct dl__set *reach,
                     unsigned flags, size_t **from) {
+  /* in DPC++'s order: the group as asked, then its default-value copy */
+  static const unsigned order[] = {DL_SPEC_KEEP, DL_SPEC_NATIVE,
+                                   DL_SPEC_EMULATION, DL_SPEC_DEFAULT};
   unsigned modes =
       flags & DL_SPEC_MODES ? flags & DL_SPEC_MODES : DL_SPEC_NATIVE;
   size_t nmodes = 0, total = 0;
-  for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1)
-    nmodes += (modes & b) != 0;
+  for (size_t m = 0; m < sizeof order / sizeof *order; m++)
+    nmodes += (modes & order[m]) != 0;
   for (size_t g = 0; g < s->n; g++)
     total += (dl__spec_used(&reach[g]) ? nmodes : 1) *
              (s->g[g].vf_set && uses_aspects(&reach[g]) ? 2 : 1);
@@ -345,12 +348,13 @@ static int variants(struct dl_split *s, const struct dl__set *reach,
     size_t first = k;
     ng[k] = s->g[g]; /* moved */
     for (int dummy = 0; dummy <= dummies; dummy++)
-      for (unsigned b = DL_SPEC_NATIVE; b & DL_SPEC_MODES; b <<= 1) {
+      for (size_t m = 0; m < sizeof order / sizeof *order; m++) {
+        unsigned b = order[m];
         if (spec ? !(modes & b) : b != DL_SPEC_NATIVE)
           continue;
         if (k > first && !rc)
           rc = copy_group(&ng[k], &ng[first]);
-        ng[k].spec_mode = spec ? b : 0;
+        ng[k].spec_mode = spec && b != DL_SPEC_KEEP ? b : 0;
         ng[k].vf_dummy = dummy;
         (*from)[k++] = g;
       }
@@ -359,6 +363,33 @@ static int variants(struct dl_split *s, const struct dl__set *reach,
   s->g = ng;
   s->n = total;
   return rc;
+}
+
+/* A device global of device_image_scope has one copy per image: DPC++
+ * refuses one that the entry points of two modules use (a category's ESIMD
+ * part is the same module there). */
+static int image_scope(const struct dl_split *s, const struct dl__set *reach,
+                       const struct dl__gattrs *ga, struct lw_diag *d) {
+  for (size_t i = 0; i < ga->n; i++) {
+    LLVMValueRef v = ga->v[i].g;
+    const char *scope = dl__gattr(ga, v, "sycl-device-image-scope");
+    if (!scope)
+      scope = dl__gattr(ga, v, "device_image_scope"); /* older spelling */
+    if (!scope || !strcmp(scope, "false") ||
+        !dl__gattr(ga, v, "sycl-device-global-size"))
+      continue;
+    size_t users = 0;
+    for (size_t g = 0; g < s->n; g++)
+      users += dl__set_has(&reach[g], v) &&
+               !(s->g[g].esimd_part && dl__set_has(&reach[g - 1], v));
+    if (users > 1)
+      return lw_error(d, LW_EINVAL,
+                      "device_global variable '%s' with property "
+                      "\"device_image_scope\" is used in more than one "
+                      "device image.",
+                      LLVMGetValueName(v));
+  }
+  return 0;
 }
 
 int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
@@ -521,13 +552,15 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       rc = LW_ENOMEM;
   }
   size_t nbase = out->n, *from = NULL;
-  if (!rc)
-    rc = variants(out, reach, flags, &from);
   struct dl__gattrs ga = {0};
   struct dl__order order = {0};
   if (!rc && out->n &&
       (dl__gattrs_read(m->mod, &ga) || dl__order_init(&order, m->mod)))
     rc = LW_ENOMEM;
+  if (!rc && (flags & DL_IMAGE_SCOPE))
+    rc = image_scope(out, reach, &ga, d);
+  if (!rc)
+    rc = variants(out, reach, flags, &from);
   for (size_t g = 0; !rc && g < out->n; g++) {
     const struct dl__set *r = &reach[from[g]];
     struct dl__fns fns = {0};

@@ -188,7 +188,10 @@ enum {
   DL_SPEC_NATIVE = 16,    /* SPIR-V specialization constants */
   DL_SPEC_EMULATION = 32, /* loads from the kernel's spec-constant buffer */
   DL_SPEC_DEFAULT = 64,   /* their default values */
-  DL_SPEC_MODES = DL_SPEC_NATIVE | DL_SPEC_EMULATION | DL_SPEC_DEFAULT,
+  DL_SPEC_KEEP = 4096,    /* none: the getters stay (DPC++'s tool without
+                             -spec-const) */
+  DL_SPEC_MODES =
+      DL_SPEC_NATIVE | DL_SPEC_EMULATION | DL_SPEC_DEFAULT | DL_SPEC_KEEP,
   /* DPC++'s sycl-post-link's ways (wrapper/postlink.c): */
   DL_EXTERNAL_ENTRIES = 128, /* SYCL_EXTERNAL functions are entry points
                                 (split like kernels, in .sym) without
@@ -202,6 +205,9 @@ enum {
                                 sub-group sizes */
   DL_INTERNALIZE = 1024,     /* a split module's functions other than its
                                 entry points become internal */
+  DL_IMAGE_SCOPE = 8192,     /* a device global of device_image_scope
+                                may be in one image only (-device-globals:
+                                an error otherwise, as in DPC++) */
   DL_SPLIT_ESIMD = 2048,     /* with DL_DPCPP_GROUPS: a category's ESIMD
                                 kernels in a module of their own, after its
                                 SPMD one (-split-esimd); without, together

@@ -494,7 +494,7 @@ static unsigned split_flags(const struct target *t) {
          (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
          (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0) |
          (o->sycl_allow_size_mismatch ? DL_NO_SIZE_CHECK : 0) |
-         (o->sycl_keep_externals ? DL_EXTERNAL_ENTRIES : 0);
+         (o->sycl_keep_externals ? DL_EXTERNAL_ENTRIES : 0) | DL_IMAGE_SCOPE;
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {

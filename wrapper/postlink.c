@@ -101,7 +101,7 @@ static int parse(int argc, char **argv, struct pl_options *o,
    * work-group sizes are not checked. */
   o->split = DL_SPLIT_OFF;
   o->flags = DL_DPCPP_GROUPS | DL_EXTERNAL_ENTRIES | DL_NO_SIZE_CHECK;
-  int inputs = 0;
+  int inputs = 0, spec_const = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || !a[1]) {
@@ -143,6 +143,7 @@ static int parse(int argc, char **argv, struct pl_options *o,
       o->program_metadata = 1;
     } else if (IS("device-globals")) {
       o->device_globals = 1;
+      o->flags |= DL_IMAGE_SCOPE;
     } else if (IS("emit-kernel-names")) {
       o->kernel_names = 1;
     } else if (IS("emit-exported-symbols")) {
@@ -178,6 +179,7 @@ static int parse(int argc, char **argv, struct pl_options *o,
                         "emulation, rt or default)",
                         v);
       o->flags |= m;
+      spec_const = 1;
     } else if (len == 2 && name[0] == 'O' && strchr("0123sz", name[1]) &&
                !v) {
       /* what DPC++'s tool optimizes ESIMD code with: no pass here; optLevel
@@ -202,6 +204,10 @@ static int parse(int argc, char **argv, struct pl_options *o,
    * depend on each other */
   if (!(o->flags & DL_DYNAMIC_LINKING))
     o->flags |= DL_INTERNALIZE;
+  /* Without -spec-const the getters stay as they are (but a default-value
+   * copy is still made when asked for). */
+  if (!spec_const)
+    o->flags |= DL_SPEC_KEEP;
   if (!o->output) { /* DPC++'s default: <input stem>.files (.out) here */
     const char *base = lw_base_name(o->input), *dot = strrchr(base, '.');
     int stem = dot && dot > base ? (int)(dot - base) : (int)strlen(base);
