@@ -187,11 +187,17 @@ void dl__compile_time_properties(LLVMModuleRef m);
  * the constant-address-space overload with a copy of it there; 0, or -1
  * when out of memory. */
 int dl__printf_constant_formats(LLVMModuleRef m);
+/* Drops from global variables' !spirv.Decorations those LLVM 22's back
+ * end cannot write (decorations.c). 0 or LW_ENOMEM. */
+int dl__drop_global_decorations(LLVMModuleRef m);
 
 /* ---- spirv.c ------------------------------------------------------------- */
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */
 int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
+/* The module from spv->data + at on: integer OpConstantNull made OpConstant
+ * 0 (spirv.c). */
+int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d);
 
 /* ---- checks.c ------------------------------------------------------------ */
 

@@ -11,6 +11,8 @@
  * header's id bound last. Instruction order is the back end's and is
  * reproducible.
  *
+ * Integer nulls, below: a back-end mistake undone before the rest.
+ *
  * Validation. Every module is checked before it is wrapped, by the
  * validator spirv-val runs, with its defaults: the back end can write
  * modules that read back but break the rules (an id defined twice, a label
@@ -98,6 +100,93 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
   spvContextDestroy(ctx);
   free(r.map);
   free(copy);
+  return rc;
+}
+
+/* ---- integer nulls --------------------------------------------------------
+ * LLVM 22's back end writes an integer zero as OpConstantNull, also where
+ * SPIR-V asks for an OpConstant: the index of a structure's member in an
+ * access chain (seen in DPC++'s -O0 device code, whose zero-index GEPs no
+ * optimisation removed). An integer OpConstantNull becomes OpConstant 0,
+ * the same value. */
+
+struct nulls {
+  const uint32_t *in;
+  struct lw_buf out;
+  uint32_t *width; /* bits of each OpTypeInt id, 0 for other ids */
+  uint32_t bound;
+  size_t pos;
+  int changed, bad;
+};
+
+static spv_result_t nulls_header(void *ud, spv_endianness_t e, uint32_t magic,
+                                 uint32_t version, uint32_t generator,
+                                 uint32_t bound, uint32_t schema) {
+  struct nulls *z = ud;
+  (void)magic, (void)version, (void)generator, (void)schema;
+  if (e != SPV_ENDIANNESS_LITTLE || bound == 0 || bound > (1u << 24))
+    return SPV_ERROR_INVALID_BINARY;
+  if (!(z->width = calloc(bound, sizeof *z->width)))
+    return SPV_ERROR_OUT_OF_MEMORY;
+  z->bound = bound;
+  z->pos = 5;
+  return lw_buf_append(&z->out, z->in, 5 * 4) ? SPV_ERROR_OUT_OF_MEMORY
+                                              : SPV_SUCCESS;
+}
+
+static spv_result_t nulls_instruction(void *ud,
+                                      const spv_parsed_instruction_t *in) {
+  struct nulls *z = ud;
+  const uint32_t *w = z->in + z->pos;
+  int rc = 0;
+  z->pos += in->num_words;
+  if (in->opcode == 21 /* OpTypeInt */ && in->num_words >= 3 &&
+      in->result_id < z->bound)
+    z->width[in->result_id] = w[2];
+  if (in->opcode == 46 /* OpConstantNull */ && in->num_words == 3 &&
+      in->type_id < z->bound && z->width[in->type_id]) {
+    uint32_t words = z->width[in->type_id] > 32 ? 2 : 1;
+    uint32_t op[5] = {(3 + words) << 16 | 43 /* OpConstant */, w[1], w[2], 0,
+                      0};
+    z->changed = 1;
+    rc = lw_buf_append(&z->out, op, (3 + words) * 4);
+  } else {
+    rc = lw_buf_append(&z->out, w, in->num_words * 4u);
+  }
+  return rc ? SPV_ERROR_OUT_OF_MEMORY : SPV_SUCCESS;
+}
+
+int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d) {
+  size_t len = spv->len - at;
+  if (len % 4 || len < 20)
+    return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
+  /* A copy to parse: the buffer may move while the result grows. */
+  uint32_t *copy = malloc(len);
+  if (!copy)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  memcpy(copy, spv->data + at, len);
+  struct nulls z = {.in = copy};
+  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_diagnostic diag = NULL;
+  spv_result_t res = spvBinaryParse(ctx, &z, copy, len / 4, nulls_header,
+                                    nulls_instruction, &diag);
+  int rc = 0;
+  if (res == SPV_ERROR_OUT_OF_MEMORY)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  else if (res != SPV_SUCCESS)
+    rc = lw_error(d, LW_EBADOUT,
+                  "SPIR-V back end wrote an unreadable module: %s",
+                  diag && diag->error ? diag->error : "bad instruction");
+  else if (z.changed) {
+    spv->len = at;
+    if (lw_buf_append(spv, z.out.data, z.out.len))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  spvDiagnosticDestroy(diag);
+  spvContextDestroy(ctx);
+  free(z.width);
+  free(copy);
+  lw_buf_free(&z.out);
   return rc;
 }
 

@@ -409,7 +409,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   if (strncmp(m->triple, "spir", 4) == 0) {
     dl__erase_used(m->mod);
     if (dl__trim_compiler_used(m->mod) ||
-        dl__printf_constant_formats(m->mod))
+        dl__printf_constant_formats(m->mod) ||
+        dl__drop_global_decorations(m->mod))
       rc0 = lw_error(d, LW_ENOMEM, "out of memory");
   }
   if (!rc0)
