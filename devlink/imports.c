@@ -55,10 +55,10 @@ void dl__drop_unused(LLVMModuleRef m) {
   }
 }
 
-void dl__erase_used(LLVMModuleRef m) {
+int dl__erase_used(LLVMModuleRef m) {
   LLVMValueRef list = LLVMGetNamedGlobal(m, "llvm.used");
   if (!list)
-    return;
+    return 0;
   LLVMDeleteGlobal(list);
   LLVMValueRef next; /* the declarations only it named */
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
@@ -68,6 +68,7 @@ void dl__erase_used(LLVMModuleRef m) {
       LLVMDeleteFunction(f);
     }
   }
+  return 1;
 }
 
 /* The global `v` (a constant of llvm.compiler.used) refers to, through

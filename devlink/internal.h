@@ -168,8 +168,8 @@ int dl__prune(LLVMModuleRef m, const struct dl_group *gr, unsigned flags);
 void dl__drop_unused(LLVMModuleRef m);
 /* In a SPIR module: @llvm.used goes, as in DPC++'s post-link (what it
  * names would become function pointers in SPIR-V), and with it the
- * declarations nothing else uses. */
-void dl__erase_used(LLVMModuleRef m);
+ * declarations nothing else uses; 1 when there was one. */
+int dl__erase_used(LLVMModuleRef m);
 /* In a SPIR module: device globals leave @llvm.compiler.used (what else it
  * holds stays), and go when nothing else uses them, as DPC++'s post-link
  * does; 0, or -1 when out of memory. */

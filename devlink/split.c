@@ -365,6 +365,24 @@ static int variants(struct dl_split *s, const struct dl__set *reach,
   return rc;
 }
 
+/* Runs LLVM's pass pipeline `passes` on `m`; `what` names it in an error. */
+static int run_passes(LLVMModuleRef m, const char *passes, const char *what,
+                      struct lw_diag *d) {
+  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = o ? LLVMRunPasses(m, passes, NULL, o) : NULL;
+  if (o)
+    LLVMDisposePassBuilderOptions(o);
+  if (!o)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (e) {
+    char *msg = LLVMGetErrorMessage(e);
+    lw_error(d, LW_ELLVM, "cannot %s: %s", what, msg);
+    LLVMDisposeErrorMessage(msg);
+    return LW_ELLVM;
+  }
+  return 0;
+}
+
 /* A device global of device_image_scope has one copy per image: DPC++
  * refuses one that the entry points of two modules use (a category's ESIMD
  * part is the same module there). */
@@ -407,7 +425,14 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   dl__compile_time_properties(m->mod);
   int rc0 = 0;
   if (strncmp(m->triple, "spir", 4) == 0) {
-    dl__erase_used(m->mod);
+    /* The erased list stays behind as a dead constant that still uses
+     * what it named, which LLVM 22's back end takes for a function
+     * pointer (it makes a second copy of a declaration so used, and an
+     * invalid module); GlobalDCE drops dead constants. */
+    if (dl__erase_used(m->mod))
+      rc0 = run_passes(m->mod, "globaldce", "drop dead constants", d);
+    if (rc0)
+      return rc0;
     if (dl__trim_compiler_used(m->mod) ||
         dl__printf_constant_formats(m->mod) ||
         dl__drop_global_decorations(m->mod))
@@ -800,20 +825,8 @@ static void internalize(LLVMModuleRef m, const struct dl_group *g,
 static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
   if (!LLVMGetNamedMetadataNumOperands(m, "llvm.dbg.cu"))
     return 0;
-  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = o ? LLVMRunPasses(m, "strip-dead-debug-info", NULL, o)
-                     : NULL;
-  if (o)
-    LLVMDisposePassBuilderOptions(o);
-  if (!o)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  if (e) {
-    char *msg = LLVMGetErrorMessage(e);
-    lw_error(d, LW_ELLVM, "cannot strip dead debug information: %s", msg);
-    LLVMDisposeErrorMessage(msg);
-    return LW_ELLVM;
-  }
-  return 0;
+  return run_passes(m, "strip-dead-debug-info",
+                    "strip dead debug information", d);
 }
 
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
