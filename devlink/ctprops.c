@@ -62,3 +62,17 @@ void dl__compile_time_properties(LLVMModuleRef m) {
     }
   }
 }
+
+void dl__one_sub_group_size(LLVMModuleRef m) {
+  static const char md[] = "intel_reqd_sub_group_size";
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned kid = LLVMGetMDKindIDInContext(ctx, md, sizeof md - 1);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    int64_t v[2];
+    if (dl__md_ints(f, md, v, NULL, 2) < 2)
+      continue;
+    LLVMMetadataRef one = LLVMValueAsMetadata(
+        LLVMConstInt(LLVMInt32TypeInContext(ctx), (uint64_t)v[0], 0));
+    LLVMGlobalSetMetadata(f, kid, LLVMMDNodeInContext2(ctx, &one, 1));
+  }
+}

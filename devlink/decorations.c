@@ -7,10 +7,18 @@
  * without the extension or its capability: a module no consumer may take
  * (Debian's SPIRV-Tools cannot even read 6149). They go, the rest of the
  * variable's decorations stay; the device global itself works as ever
- * (the properties tune FPGA memories). */
+ * (the properties tune FPGA memories).
+ *
+ * The same properties on a pointer come as a call of llvm.ptr.annotation
+ * whose annotation is "sycl-properties" (DPC++'s CompileTimeProperties pass
+ * makes decorations of them). LLVM's back end writes such a call as a
+ * UserSemantic string and refers to the property list, a global it never
+ * defines: an invalid module. The call goes (its pointer is its value) and
+ * the lists nothing uses then; other annotations stay for the back end. */
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The decoration a !spirv.Decorations entry gives: its first operand. An
  * entry of one operand, !{i32 D}, comes out of LLVM-C as that operand's
@@ -74,4 +82,46 @@ int dl__drop_global_decorations(LLVMModuleRef m) {
     free(kept);
   }
   return 0;
+}
+
+/* Is `v` a pointer to the string "sycl-properties"? */
+static int sycl_properties(LLVMValueRef v) {
+  static const char want[] = "sycl-properties";
+  LLVMValueRef g = dl__string_global(v);
+  LLVMValueRef init = g ? LLVMGetInitializer(g) : NULL;
+  size_t len;
+  const char *s = init && LLVMIsConstantString(init)
+                      ? LLVMGetAsString(init, &len)
+                      : NULL;
+  return s && len >= sizeof want - 1 &&
+         memcmp(s, want, sizeof want - 1) == 0 &&
+         (len == sizeof want - 1 || s[sizeof want - 1] == '\0');
+}
+
+int dl__drop_property_annotations(LLVMModuleRef m) {
+  static const char name[] = "llvm.ptr.annotation";
+  LLVMValueRef next;
+  int dropped = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
+    next = LLVMGetNextFunction(f);
+    size_t len;
+    const char *n = LLVMGetValueName2(f, &len);
+    if (!LLVMIsDeclaration(f) || strncmp(n, name, sizeof name - 1) != 0)
+      continue;
+    LLVMUseRef u = LLVMGetFirstUse(f), unext;
+    for (; u; u = unext) {
+      unext = LLVMGetNextUse(u);
+      LLVMValueRef call = LLVMGetUser(u);
+      if (!LLVMIsACallInst(call) || LLVMGetCalledValue(call) != f ||
+          LLVMGetNumArgOperands(call) < 2 ||
+          !sycl_properties(LLVMGetOperand(call, 1)))
+        continue;
+      LLVMReplaceAllUsesWith(call, LLVMGetOperand(call, 0));
+      LLVMInstructionEraseFromParent(call);
+      dropped = 1;
+    }
+    if (!LLVMGetFirstUse(f))
+      LLVMDeleteFunction(f);
+  }
+  return dropped;
 }

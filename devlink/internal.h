@@ -180,6 +180,11 @@ int dl__trim_compiler_used(LLVMModuleRef m);
 /* Kernel properties given as "sycl-*" attributes become the metadata clang
  * writes for the same properties (reqd_work_group_size, ...). */
 void dl__compile_time_properties(LLVMModuleRef m);
+/* intel_reqd_sub_group_size keeps its first value only: SPIR-V's
+ * SubgroupSize takes one, and LLVM 22's back end would write them all (an
+ * invalid module). After the split, whose categories read them all as
+ * DPC++'s do. */
+void dl__one_sub_group_size(LLVMModuleRef m);
 
 /* ---- printf.c ----------------------------------------------------------- */
 
@@ -187,9 +192,16 @@ void dl__compile_time_properties(LLVMModuleRef m);
  * the constant-address-space overload with a copy of it there; 0, or -1
  * when out of memory. */
 int dl__printf_constant_formats(LLVMModuleRef m);
+/* The constant string global `v` points to the start of, through casts of
+ * address space and zero-index getelementptrs; NULL for anything else. */
+LLVMValueRef dl__string_global(LLVMValueRef v);
 /* Drops from global variables' !spirv.Decorations those LLVM 22's back
  * end cannot write (decorations.c). 0 or LW_ENOMEM. */
 int dl__drop_global_decorations(LLVMModuleRef m);
+/* Drops the pointer annotations that carry SYCL compile-time properties
+ * ("sycl-properties"), which LLVM 22's back end cannot write
+ * (decorations.c); 1 when there were some. */
+int dl__drop_property_annotations(LLVMModuleRef m);
 
 /* ---- spirv.c ------------------------------------------------------------- */
 

@@ -44,9 +44,7 @@ static int zero_gep(LLVMValueRef v) {
   return 1;
 }
 
-/* The constant string global `v` points to the start of, through casts of
- * address space and zero-index getelementptrs; NULL for anything else. */
-static LLVMValueRef format_global(LLVMValueRef v) {
+LLVMValueRef dl__string_global(LLVMValueRef v) {
   for (int depth = 0; v && depth < 8; depth++) {
     if (LLVMIsAGlobalVariable(v))
       return LLVMIsGlobalConstant(v) && LLVMGetInitializer(v) &&
@@ -99,7 +97,7 @@ static void drop_dead(LLVMValueRef v) {
 static int rewrite(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef call) {
   unsigned nargs = LLVMGetNumArgOperands(call);
   LLVMValueRef fmt = nargs ? LLVMGetOperand(call, 0) : NULL;
-  LLVMValueRef g = fmt ? format_global(fmt) : NULL;
+  LLVMValueRef g = fmt ? dl__string_global(fmt) : NULL;
   if (!g || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == AS_CONSTANT)
     return 0;
   LLVMValueRef c = constant_copy(m, g);

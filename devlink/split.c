@@ -433,6 +433,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       rc0 = run_passes(m->mod, "globaldce", "drop dead constants", d);
     if (rc0)
       return rc0;
+    if (dl__drop_property_annotations(m->mod))
+      dl__drop_unused(m->mod);
     if (dl__trim_compiler_used(m->mod) ||
         dl__printf_constant_formats(m->mod) ||
         dl__drop_global_decorations(m->mod))
@@ -840,6 +842,8 @@ static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                : 0;
   if (!rc && s->g[i].spec_mode)
     rc = dl__spec_lower((*out)->mod, &s->g[i], d);
+  if (!rc && strncmp((*out)->triple, "spir", 4) == 0)
+    dl__one_sub_group_size((*out)->mod);
   if (!rc && s->n > 1)
     rc = strip_dead_debug((*out)->mod, d);
   if (rc) {
