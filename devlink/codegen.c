@@ -33,6 +33,28 @@ static atomic_int spirv_emitted;
 
 int dl_spirv_fresh(void) { return atomic_load(&spirv_emitted) == 0; }
 
+/* LLVM 22's SPIR-V back end cannot write available_externally
+ * definitions: a function so defined crashes it, a variable becomes an
+ * import with an initializer, which SPIR-V forbids. By the one-definition
+ * rule their definition is the same everywhere: a function or a constant
+ * becomes the module's own copy (internal), a variable a declaration the
+ * SPIR-V imports. */
+static void spirv_linkage(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (LLVMGetLinkage(f) == LLVMAvailableExternallyLinkage)
+      LLVMSetLinkage(f, LLVMInternalLinkage);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+    if (LLVMGetLinkage(g) != LLVMAvailableExternallyLinkage)
+      continue;
+    if (LLVMIsGlobalConstant(g)) {
+      LLVMSetLinkage(g, LLVMInternalLinkage);
+    } else {
+      LLVMSetInitializer(g, NULL);
+      LLVMSetLinkage(g, LLVMExternalLinkage);
+    }
+  }
+}
+
 int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
                struct lw_buf *out, struct lw_diag *d) {
   char *msg = NULL;
@@ -67,8 +89,10 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
   LLVMMemoryBufferRef mb = NULL;
   int rc = 0;
   int spirv = strncmp(m->triple, "spir", 4) == 0;
-  if (spirv)
+  if (spirv) {
     atomic_store(&spirv_emitted, 1);
+    spirv_linkage(m->mod);
+  }
   if (!spirv && type == DL_OBJECT && dl__use_init_array(m->mod, m->triple)) {
     LLVMDisposeTargetMachine(tm);
     return lw_error(d, LW_ENOMEM, "out of memory");
