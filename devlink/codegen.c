@@ -114,6 +114,8 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
     LLVMDisposeMemoryBuffer(mb);
     if (!rc && spirv && type == DL_OBJECT)
       rc = dl__spirv_int_nulls(out, before, d);
+    if (!rc && spirv && type == DL_OBJECT)
+      rc = dl__spirv_function_pointers(out, before, d);
     if (!rc && spirv && type == DL_OBJECT) {
       /* The back end's id order is not reproducible: canonicalise. */
       struct lw_buf spv = {out->data + before, out->len - before, 0};

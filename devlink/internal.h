@@ -210,6 +210,10 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
 /* The module from spv->data + at on: integer OpConstantNull made OpConstant
  * 0 (spirv.c). */
 int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d);
+/* The same: every pointer-to-function type one per function type, of
+ * storage class CodeSectionINTEL (spirv.c). */
+int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
+                                struct lw_diag *d);
 
 /* ---- checks.c ------------------------------------------------------------ */
 

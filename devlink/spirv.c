@@ -11,7 +11,8 @@
  * header's id bound last. Instruction order is the back end's and is
  * reproducible.
  *
- * Integer nulls, below: a back-end mistake undone before the rest.
+ * Integer nulls and function pointer types, below: back-end mistakes
+ * undone before the rest.
  *
  * Validation. Every module is checked before it is wrapped, by the
  * validator spirv-val runs, with its defaults: the back end can write
@@ -185,6 +186,139 @@ int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d) {
   spvDiagnosticDestroy(diag);
   spvContextDestroy(ctx);
   free(z.width);
+  free(copy);
+  lw_buf_free(&z.out);
+  return rc;
+}
+
+/* ---- function pointer types -----------------------------------------------
+ * SPV_INTEL_function_pointers: a pointer to a function is of storage class
+ * CodeSectionINTEL. LLVM 22's back end gives that class to its function
+ * pointer constants only; a parameter, variable or load of one gets a
+ * pointer type of the class its LLVM address space maps to (Function,
+ * Generic, ...): a second type for the same pointer, which the extension
+ * has not. Every pointer-to-function type becomes the first one declared
+ * for its function type, of class CodeSectionINTEL. */
+
+enum { CODE_SECTION_INTEL = 5605, FUNCTION_POINTERS_INTEL = 5603 };
+
+struct fptr {
+  const uint32_t *in;
+  struct lw_buf out;
+  uint32_t bound;
+  unsigned char *fn; /* the OpTypeFunction ids */
+  uint32_t *canon;   /* function type -> its one pointer type */
+  uint32_t *map;     /* pointer type that goes -> the one that stays */
+  size_t pos;
+  int rewrite, changed;
+};
+
+static spv_result_t fptr_header(void *ud, spv_endianness_t e, uint32_t magic,
+                                uint32_t version, uint32_t generator,
+                                uint32_t bound, uint32_t schema) {
+  struct fptr *z = ud;
+  (void)magic, (void)version, (void)generator, (void)schema;
+  if (e != SPV_ENDIANNESS_LITTLE || bound == 0 || bound > (1u << 24))
+    return SPV_ERROR_INVALID_BINARY;
+  z->pos = 5;
+  if (z->rewrite)
+    return lw_buf_append(&z->out, z->in, 5 * 4) ? SPV_ERROR_OUT_OF_MEMORY
+                                                : SPV_SUCCESS;
+  z->bound = bound;
+  z->fn = calloc(bound, 1);
+  z->canon = calloc(bound, sizeof *z->canon);
+  z->map = calloc(bound, sizeof *z->map);
+  return z->fn && z->canon && z->map ? SPV_SUCCESS : SPV_ERROR_OUT_OF_MEMORY;
+}
+
+static spv_result_t fptr_instruction(void *ud,
+                                     const spv_parsed_instruction_t *in) {
+  struct fptr *z = ud;
+  const uint32_t *w = z->in + z->pos;
+  z->pos += in->num_words;
+  int fnptr = in->opcode == 32 /* OpTypePointer */ && in->num_words == 4 &&
+              w[3] < z->bound && z->fn[w[3]] && in->result_id < z->bound;
+  if (!z->rewrite) {
+    if (in->opcode == 33 /* OpTypeFunction */ && in->result_id < z->bound)
+      z->fn[in->result_id] = 1;
+    if (fnptr && !z->canon[w[3]]) {
+      z->canon[w[3]] = in->result_id;
+      z->changed |= w[2] != CODE_SECTION_INTEL;
+    } else if (fnptr) {
+      z->map[in->result_id] = z->canon[w[3]];
+      z->changed = 1;
+    }
+    return SPV_SUCCESS;
+  }
+  if (fnptr && z->map[in->result_id])
+    return SPV_SUCCESS; /* its uses name the one that stays */
+  size_t at = z->out.len / 4;
+  if (lw_buf_append(&z->out, w, in->num_words * 4u))
+    return SPV_ERROR_OUT_OF_MEMORY;
+  uint32_t *o = (uint32_t *)(void *)z->out.data + at;
+  if (fnptr)
+    o[2] = CODE_SECTION_INTEL;
+  for (uint16_t k = 0; k < in->num_operands; k++) {
+    const spv_parsed_operand_t *op = &in->operands[k];
+    uint32_t *id = &o[op->offset];
+    if (is_id(op->type) && *id < z->bound && z->map[*id])
+      *id = z->map[*id];
+  }
+  return SPV_SUCCESS;
+}
+
+/* Does the module declare capability `cap`? */
+static int has_capability(const uint32_t *w, size_t n, uint32_t cap) {
+  for (size_t at = 5; at < n;) {
+    size_t count = w[at] >> 16;
+    if (!count || count > n - at)
+      return 0;
+    if ((w[at] & 0xffff) == 17 /* OpCapability */ && count == 2 &&
+        w[at + 1] == cap)
+      return 1;
+    at += count;
+  }
+  return 0;
+}
+
+int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
+                                struct lw_diag *d) {
+  size_t len = spv->len - at;
+  if (len % 4 || len < 20 ||
+      !has_capability((const uint32_t *)(const void *)(spv->data + at),
+                      len / 4, FUNCTION_POINTERS_INTEL))
+    return 0;
+  uint32_t *copy = malloc(len);
+  if (!copy)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  memcpy(copy, spv->data + at, len);
+  struct fptr z = {.in = copy};
+  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_diagnostic diag = NULL;
+  spv_result_t res = spvBinaryParse(ctx, &z, copy, len / 4, fptr_header,
+                                    fptr_instruction, &diag);
+  if (res == SPV_SUCCESS && z.changed) {
+    z.rewrite = 1;
+    res = spvBinaryParse(ctx, &z, copy, len / 4, fptr_header,
+                         fptr_instruction, &diag);
+  }
+  int rc = 0;
+  if (res == SPV_ERROR_OUT_OF_MEMORY)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  else if (res != SPV_SUCCESS)
+    rc = lw_error(d, LW_EBADOUT,
+                  "SPIR-V back end wrote an unreadable module: %s",
+                  diag && diag->error ? diag->error : "bad instruction");
+  else if (z.changed) {
+    spv->len = at;
+    if (lw_buf_append(spv, z.out.data, z.out.len))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  spvDiagnosticDestroy(diag);
+  spvContextDestroy(ctx);
+  free(z.fn);
+  free(z.canon);
+  free(z.map);
   free(copy);
   lw_buf_free(&z.out);
   return rc;
