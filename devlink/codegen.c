@@ -91,7 +91,15 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
   int spirv = strncmp(m->triple, "spir", 4) == 0;
   if (spirv) {
     atomic_store(&spirv_emitted, 1);
+    /* What the back end cannot write (DPC++'s post-link keeps it for its
+     * own translator) */
     spirv_linkage(m->mod);
+    if (dl__drop_property_annotations(m->mod))
+      dl__drop_unused(m->mod);
+    if (dl__drop_global_decorations(m->mod)) {
+      LLVMDisposeTargetMachine(tm);
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    }
   }
   if (!spirv && type == DL_OBJECT && dl__use_init_array(m->mod, m->triple)) {
     LLVMDisposeTargetMachine(tm);

@@ -433,11 +433,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
       rc0 = run_passes(m->mod, "globaldce", "drop dead constants", d);
     if (rc0)
       return rc0;
-    if (dl__drop_property_annotations(m->mod))
-      dl__drop_unused(m->mod);
     if (dl__trim_compiler_used(m->mod) ||
-        dl__printf_constant_formats(m->mod) ||
-        dl__drop_global_decorations(m->mod))
+        dl__printf_constant_formats(m->mod))
       rc0 = lw_error(d, LW_ENOMEM, "out of memory");
   }
   if (!rc0)
