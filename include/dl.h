@@ -34,6 +34,11 @@ void dl_init(void);
 int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
             int threads, struct dl_module **out, struct lw_diag *d);
 
+/* DPC++'s device-code instrumentation hooks (__itt_offload_*, returning
+ * void) that no input or library defines get empty bodies, as DPC++'s stub
+ * device library gives them (itt.c). Returns how many. */
+size_t dl_itt_stubs(struct dl_module *m);
+
 /* Compiles the module for its triple (SPIR-V for spirv*, with canonical
  * ids; native otherwise) at `opt_level` 0-3 into `out`. LW_EBADOUT: the
  * back end wrote SPIR-V that cannot be read (codegen.c says why it may). */

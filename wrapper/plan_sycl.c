@@ -515,6 +515,8 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
                    threads, &t->mod, d);
   free(in);
   if (!rc)
+    dl_itt_stubs(t->mod);
+  if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
                   t->plan->o->opt_level, split_flags(t), &t->split, d);
   /* DPC++'s driver asks its post-link to lower ESIMD code: fatlink cannot */
