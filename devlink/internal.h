@@ -195,6 +195,9 @@ int dl__printf_constant_formats(LLVMModuleRef m);
 /* The constant string global `v` points to the start of, through casts of
  * address space and zero-index getelementptrs; NULL for anything else. */
 LLVMValueRef dl__string_global(LLVMValueRef v);
+
+/* ---- decorations.c ------------------------------------------------------- */
+
 /* Drops from global variables' !spirv.Decorations those LLVM 22's back
  * end cannot write (decorations.c). 0 or LW_ENOMEM. */
 int dl__drop_global_decorations(LLVMModuleRef m);

@@ -10,6 +10,7 @@
 
 size_t dl_itt_stubs(struct dl_module *m) {
   static const char prefix[] = "__itt_offload_";
+  LLVMContextRef ctx = LLVMGetModuleContext(m->mod);
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f;
        f = LLVMGetNextFunction(f)) {
@@ -19,7 +20,6 @@ size_t dl_itt_stubs(struct dl_module *m) {
     if (!LLVMIsDeclaration(f) || strncmp(name, prefix, sizeof prefix - 1) ||
         LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMVoidTypeKind)
       continue;
-    LLVMContextRef ctx = LLVMGetModuleContext(m->mod);
     LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, ""));
     LLVMBuildRetVoid(b);

@@ -366,8 +366,8 @@ static uint32_t store_size(LLVMTargetDataRef td, LLVMTypeRef t) {
  * the default defined at its offset; a member nothing is defined at (padding
  * the front end left undefined) takes an id too, is zero in the composite
  * (intel/llvm's spec-constants/hierarchy.ll; older copies of its tests
- * expect undef) and has no descriptor. The same walk gives the layout's descriptors (with
- * `descs`) and the lowered value (with `L`). */
+ * expect undef) and has no descriptor. The same walk gives the layout's
+ * descriptors (with `descs`) and the lowered value (with `L`). */
 struct lower;
 static LLVMValueRef spec_call(struct lower *L, LLVMTypeRef t, uint32_t id,
                               LLVMValueRef def);
@@ -808,8 +808,18 @@ static int lower_one(struct call *c, void *ctx) {
   } else {
     v = c->def;
   }
-  if (c->to_bool)
+  if (c->to_bool && mode == DL_SPEC_DEFAULT) {
+    /* DPC++ leaves the default's truncation an instruction ("bool"); the
+     * builder would fold it, so it is made on a stand-in first */
+    LLVMValueRef tmp = LLVMBuildFreeze(L->b, v, "");
+    LLVMValueRef tr =
+        LLVMBuildTrunc(L->b, tmp, LLVMInt1TypeInContext(L->ctx), "bool");
+    LLVMSetOperand(tr, 0, v);
+    LLVMInstructionEraseFromParent(tmp);
+    v = tr;
+  } else if (c->to_bool) {
     v = LLVMBuildTrunc(L->b, v, LLVMInt1TypeInContext(L->ctx), "");
+  }
   if (c->elem) { /* the private array, as long as the constant says */
     v = LLVMBuildArrayAlloca(L->b, c->elem, v, "");
     LLVMSetAlignment(v, c->align);
@@ -868,6 +878,11 @@ int dl__spec_lower(LLVMModuleRef m, const struct dl_group *gr,
   int rc = each_call(m, NULL, lower_one, &L, d);
   if (!rc && gr->spec_mode != DL_SPEC_DEFAULT && record(&L))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
+  /* how DPC++ marks a module lowered to the default values */
+  static const char marker[] =
+      "sycl.specialization-constants-default-values-module";
+  if (!rc && gr->spec_mode == DL_SPEC_DEFAULT)
+    LLVMGetOrInsertNamedMetadata(m, marker, sizeof marker - 1);
   free(L.defs);
   LLVMDisposeBuilder(L.b);
   lw_buf_free(&L.name);

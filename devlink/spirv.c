@@ -104,6 +104,90 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
   return rc;
 }
 
+/* ---- rewriting passes -----------------------------------------------------
+ * A pass reads the module instruction by instruction (SPIRV-Tools tells
+ * which operands are ids) and, when writing, appends each instruction,
+ * changed or not, to a new module that replaces the old one. */
+
+struct pass {
+  const uint32_t *in; /* the module's words (a copy: the buffer may move) */
+  struct lw_buf out;  /* what is written */
+  uint32_t bound;
+  size_t pos;         /* word index of the current instruction */
+  int writing, changed;
+};
+
+static spv_result_t pass_header(void *ud, spv_endianness_t e, uint32_t magic,
+                                uint32_t version, uint32_t generator,
+                                uint32_t bound, uint32_t schema) {
+  struct pass *p = ud;
+  (void)magic, (void)version, (void)generator, (void)schema;
+  if (e != SPV_ENDIANNESS_LITTLE || bound != p->bound)
+    return SPV_ERROR_INVALID_BINARY;
+  p->pos = 5;
+  p->out.len = 0;
+  return p->writing && lw_buf_append(&p->out, p->in, 5 * 4)
+             ? SPV_ERROR_OUT_OF_MEMORY
+             : SPV_SUCCESS;
+}
+
+/* Appends the current instruction, `w`, when writing. */
+static spv_result_t pass_copy(struct pass *p, const uint32_t *w, size_t n) {
+  return p->writing && lw_buf_append(&p->out, w, n * 4)
+             ? SPV_ERROR_OUT_OF_MEMORY
+             : SPV_SUCCESS;
+}
+
+/* The id bound of the module from spv->data + at on, 0 if malformed. */
+static uint32_t module_bound(const struct lw_buf *spv, size_t at) {
+  size_t len = spv->len - at;
+  uint32_t bound = 0;
+  if (len % 4 == 0 && len >= 20)
+    memcpy(&bound, spv->data + at + 12, 4);
+  return bound <= (1u << 24) ? bound : 0;
+}
+
+/* Runs pass `p` (p->bound set, its own tables ready) with `fn` over the
+ * module from spv->data + at on: first only looking when `look`, then,
+ * unless that changed nothing, writing; what is written replaces the
+ * module when it changed. */
+static int run_pass(struct lw_buf *spv, size_t at, struct pass *p,
+                    spv_parsed_instruction_fn_t fn, int look,
+                    struct lw_diag *d) {
+  size_t len = spv->len - at;
+  uint32_t *copy = malloc(len);
+  if (!copy)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  memcpy(copy, spv->data + at, len);
+  p->in = copy;
+  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_diagnostic diag = NULL;
+  spv_result_t res = SPV_SUCCESS;
+  for (p->writing = !look; res == SPV_SUCCESS && p->writing <= 1;
+       p->writing++) {
+    if (p->writing && !p->changed && look)
+      break;
+    res = spvBinaryParse(ctx, p, copy, len / 4, pass_header, fn, &diag);
+  }
+  int rc = 0;
+  if (res == SPV_ERROR_OUT_OF_MEMORY)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  else if (res != SPV_SUCCESS)
+    rc = lw_error(d, LW_EBADOUT,
+                  "SPIR-V back end wrote an unreadable module: %s",
+                  diag && diag->error ? diag->error : "bad instruction");
+  else if (p->changed) {
+    spv->len = at;
+    if (lw_buf_append(spv, p->out.data, p->out.len))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+  }
+  spvDiagnosticDestroy(diag);
+  spvContextDestroy(ctx);
+  free(copy);
+  lw_buf_free(&p->out);
+  return rc;
+}
+
 /* ---- integer nulls --------------------------------------------------------
  * LLVM 22's back end writes an integer zero as OpConstantNull, also where
  * SPIR-V asks for an OpConstant: the index of a structure's member in an
@@ -112,82 +196,37 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
  * the same value. */
 
 struct nulls {
-  const uint32_t *in;
-  struct lw_buf out;
+  struct pass p;
   uint32_t *width; /* bits of each OpTypeInt id, 0 for other ids */
-  uint32_t bound;
-  size_t pos;
-  int changed, bad;
 };
-
-static spv_result_t nulls_header(void *ud, spv_endianness_t e, uint32_t magic,
-                                 uint32_t version, uint32_t generator,
-                                 uint32_t bound, uint32_t schema) {
-  struct nulls *z = ud;
-  (void)magic, (void)version, (void)generator, (void)schema;
-  if (e != SPV_ENDIANNESS_LITTLE || bound == 0 || bound > (1u << 24))
-    return SPV_ERROR_INVALID_BINARY;
-  if (!(z->width = calloc(bound, sizeof *z->width)))
-    return SPV_ERROR_OUT_OF_MEMORY;
-  z->bound = bound;
-  z->pos = 5;
-  return lw_buf_append(&z->out, z->in, 5 * 4) ? SPV_ERROR_OUT_OF_MEMORY
-                                              : SPV_SUCCESS;
-}
 
 static spv_result_t nulls_instruction(void *ud,
                                       const spv_parsed_instruction_t *in) {
   struct nulls *z = ud;
-  const uint32_t *w = z->in + z->pos;
-  int rc = 0;
-  z->pos += in->num_words;
+  const uint32_t *w = z->p.in + z->p.pos;
+  z->p.pos += in->num_words;
   if (in->opcode == 21 /* OpTypeInt */ && in->num_words >= 3 &&
-      in->result_id < z->bound)
+      in->result_id < z->p.bound)
     z->width[in->result_id] = w[2];
   if (in->opcode == 46 /* OpConstantNull */ && in->num_words == 3 &&
-      in->type_id < z->bound && z->width[in->type_id]) {
+      in->type_id < z->p.bound && z->width[in->type_id]) {
     uint32_t words = z->width[in->type_id] > 32 ? 2 : 1;
     uint32_t op[5] = {(3 + words) << 16 | 43 /* OpConstant */, w[1], w[2], 0,
                       0};
-    z->changed = 1;
-    rc = lw_buf_append(&z->out, op, (3 + words) * 4);
-  } else {
-    rc = lw_buf_append(&z->out, w, in->num_words * 4u);
+    z->p.changed = 1;
+    return pass_copy(&z->p, op, 3 + words);
   }
-  return rc ? SPV_ERROR_OUT_OF_MEMORY : SPV_SUCCESS;
+  return pass_copy(&z->p, w, in->num_words);
 }
 
 int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d) {
-  size_t len = spv->len - at;
-  if (len % 4 || len < 20)
+  struct nulls z = {{.bound = module_bound(spv, at)}, NULL};
+  if (!z.p.bound)
     return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
-  /* A copy to parse: the buffer may move while the result grows. */
-  uint32_t *copy = malloc(len);
-  if (!copy)
+  if (!(z.width = calloc(z.p.bound, sizeof *z.width)))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  memcpy(copy, spv->data + at, len);
-  struct nulls z = {.in = copy};
-  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
-  spv_diagnostic diag = NULL;
-  spv_result_t res = spvBinaryParse(ctx, &z, copy, len / 4, nulls_header,
-                                    nulls_instruction, &diag);
-  int rc = 0;
-  if (res == SPV_ERROR_OUT_OF_MEMORY)
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  else if (res != SPV_SUCCESS)
-    rc = lw_error(d, LW_EBADOUT,
-                  "SPIR-V back end wrote an unreadable module: %s",
-                  diag && diag->error ? diag->error : "bad instruction");
-  else if (z.changed) {
-    spv->len = at;
-    if (lw_buf_append(spv, z.out.data, z.out.len))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-  }
-  spvDiagnosticDestroy(diag);
-  spvContextDestroy(ctx);
+  int rc = run_pass(spv, at, &z.p, nulls_instruction, 0, d);
   free(z.width);
-  free(copy);
-  lw_buf_free(&z.out);
   return rc;
 }
 
@@ -203,65 +242,44 @@ int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d) {
 enum { CODE_SECTION_INTEL = 5605, FUNCTION_POINTERS_INTEL = 5603 };
 
 struct fptr {
-  const uint32_t *in;
-  struct lw_buf out;
-  uint32_t bound;
+  struct pass p;
   unsigned char *fn; /* the OpTypeFunction ids */
   uint32_t *canon;   /* function type -> its one pointer type */
   uint32_t *map;     /* pointer type that goes -> the one that stays */
-  size_t pos;
-  int rewrite, changed;
 };
-
-static spv_result_t fptr_header(void *ud, spv_endianness_t e, uint32_t magic,
-                                uint32_t version, uint32_t generator,
-                                uint32_t bound, uint32_t schema) {
-  struct fptr *z = ud;
-  (void)magic, (void)version, (void)generator, (void)schema;
-  if (e != SPV_ENDIANNESS_LITTLE || bound == 0 || bound > (1u << 24))
-    return SPV_ERROR_INVALID_BINARY;
-  z->pos = 5;
-  if (z->rewrite)
-    return lw_buf_append(&z->out, z->in, 5 * 4) ? SPV_ERROR_OUT_OF_MEMORY
-                                                : SPV_SUCCESS;
-  z->bound = bound;
-  z->fn = calloc(bound, 1);
-  z->canon = calloc(bound, sizeof *z->canon);
-  z->map = calloc(bound, sizeof *z->map);
-  return z->fn && z->canon && z->map ? SPV_SUCCESS : SPV_ERROR_OUT_OF_MEMORY;
-}
 
 static spv_result_t fptr_instruction(void *ud,
                                      const spv_parsed_instruction_t *in) {
   struct fptr *z = ud;
-  const uint32_t *w = z->in + z->pos;
-  z->pos += in->num_words;
+  const uint32_t *w = z->p.in + z->p.pos;
+  uint32_t bound = z->p.bound;
+  z->p.pos += in->num_words;
   int fnptr = in->opcode == 32 /* OpTypePointer */ && in->num_words == 4 &&
-              w[3] < z->bound && z->fn[w[3]] && in->result_id < z->bound;
-  if (!z->rewrite) {
-    if (in->opcode == 33 /* OpTypeFunction */ && in->result_id < z->bound)
+              w[3] < bound && z->fn[w[3]] && in->result_id < bound;
+  if (!z->p.writing) {
+    if (in->opcode == 33 /* OpTypeFunction */ && in->result_id < bound)
       z->fn[in->result_id] = 1;
     if (fnptr && !z->canon[w[3]]) {
       z->canon[w[3]] = in->result_id;
-      z->changed |= w[2] != CODE_SECTION_INTEL;
+      z->p.changed |= w[2] != CODE_SECTION_INTEL;
     } else if (fnptr) {
       z->map[in->result_id] = z->canon[w[3]];
-      z->changed = 1;
+      z->p.changed = 1;
     }
     return SPV_SUCCESS;
   }
   if (fnptr && z->map[in->result_id])
     return SPV_SUCCESS; /* its uses name the one that stays */
-  size_t at = z->out.len / 4;
-  if (lw_buf_append(&z->out, w, in->num_words * 4u))
+  size_t at = z->p.out.len / 4;
+  if (pass_copy(&z->p, w, in->num_words) != SPV_SUCCESS)
     return SPV_ERROR_OUT_OF_MEMORY;
-  uint32_t *o = (uint32_t *)(void *)z->out.data + at;
+  uint32_t *o = (uint32_t *)(void *)z->p.out.data + at;
   if (fnptr)
     o[2] = CODE_SECTION_INTEL;
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
     uint32_t *id = &o[op->offset];
-    if (is_id(op->type) && *id < z->bound && z->map[*id])
+    if (is_id(op->type) && *id < bound && z->map[*id])
       *id = z->map[*id];
   }
   return SPV_SUCCESS;
@@ -283,44 +301,21 @@ static int has_capability(const uint32_t *w, size_t n, uint32_t cap) {
 
 int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
                                 struct lw_diag *d) {
-  size_t len = spv->len - at;
-  if (len % 4 || len < 20 ||
-      !has_capability((const uint32_t *)(const void *)(spv->data + at),
-                      len / 4, FUNCTION_POINTERS_INTEL))
+  struct fptr z = {{.bound = module_bound(spv, at)}, NULL, NULL, NULL};
+  if (!z.p.bound)
+    return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
+  if (!has_capability((const uint32_t *)(const void *)(spv->data + at),
+                      (spv->len - at) / 4, FUNCTION_POINTERS_INTEL))
     return 0;
-  uint32_t *copy = malloc(len);
-  if (!copy)
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  memcpy(copy, spv->data + at, len);
-  struct fptr z = {.in = copy};
-  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
-  spv_diagnostic diag = NULL;
-  spv_result_t res = spvBinaryParse(ctx, &z, copy, len / 4, fptr_header,
-                                    fptr_instruction, &diag);
-  if (res == SPV_SUCCESS && z.changed) {
-    z.rewrite = 1;
-    res = spvBinaryParse(ctx, &z, copy, len / 4, fptr_header,
-                         fptr_instruction, &diag);
-  }
-  int rc = 0;
-  if (res == SPV_ERROR_OUT_OF_MEMORY)
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
-  else if (res != SPV_SUCCESS)
-    rc = lw_error(d, LW_EBADOUT,
-                  "SPIR-V back end wrote an unreadable module: %s",
-                  diag && diag->error ? diag->error : "bad instruction");
-  else if (z.changed) {
-    spv->len = at;
-    if (lw_buf_append(spv, z.out.data, z.out.len))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-  }
-  spvDiagnosticDestroy(diag);
-  spvContextDestroy(ctx);
+  z.fn = calloc(z.p.bound, 1);
+  z.canon = calloc(z.p.bound, sizeof *z.canon);
+  z.map = calloc(z.p.bound, sizeof *z.map);
+  int rc = z.fn && z.canon && z.map
+               ? run_pass(spv, at, &z.p, fptr_instruction, 1, d)
+               : lw_error(d, LW_ENOMEM, "out of memory");
   free(z.fn);
   free(z.canon);
   free(z.map);
-  free(copy);
-  lw_buf_free(&z.out);
   return rc;
 }
 
