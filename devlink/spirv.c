@@ -26,6 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Is `why` SPIRV-Tools saying it does not know an opcode or an enumerant
+ * (a capability, a decoration, ...)? Then the module is newer than Debian
+ * 12's SPIRV-Tools (2023.1), e.g. one with SPV_KHR_cooperative_matrix
+ * (DPC++'s joint_matrix), not a broken one: it can be neither rewritten
+ * nor checked here, and goes as the back end wrote it. */
+static int unknown_to_tools(const char *why) {
+  return why && strncmp(why, "Invalid ", 8) == 0 &&
+         (strncmp(why + 8, "opcode: ", 8) == 0 || strstr(why, " operand: "));
+}
+
 struct remap {
   uint32_t *words; /* the module, rewritten in place */
   size_t pos;      /* word index of the current instruction */
@@ -91,7 +101,9 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
   spv_result_t res = spvBinaryParse(ctx, &r, copy, n, on_header,
                                     on_instruction, &diag);
   int rc = 0;
-  if (res != SPV_SUCCESS || r.bad)
+  if (res != SPV_SUCCESS && !r.bad && diag && unknown_to_tools(diag->error))
+    memcpy(spv->data, copy, spv->len); /* as it was: not renumbered */
+  else if (res != SPV_SUCCESS || r.bad)
     rc = lw_error(d, LW_EBADOUT, "SPIR-V back end wrote an unreadable module: "
                                "%s",
                   diag && diag->error ? diag->error : "bad id");
@@ -172,6 +184,8 @@ static int run_pass(struct lw_buf *spv, size_t at, struct pass *p,
   int rc = 0;
   if (res == SPV_ERROR_OUT_OF_MEMORY)
     rc = lw_error(d, LW_ENOMEM, "out of memory");
+  else if (res != SPV_SUCCESS && diag && unknown_to_tools(diag->error))
+    rc = 0; /* left as it is */
   else if (res != SPV_SUCCESS)
     rc = lw_error(d, LW_EBADOUT,
                   "SPIR-V back end wrote an unreadable module: %s",
@@ -371,6 +385,8 @@ int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d) {
    * moves constant formats; one made at run time stays): with the
    * extension declared, that complaint is no fault. */
   int bad = ctx ? breaks(ctx, &bin, 0, why, sizeof why) : -1;
+  if (bad > 0 && unknown_to_tools(why))
+    bad = 0; /* not checkable here */
   if (bad > 0 &&
       declares(bin.code, bin.wordCount, "SPV_INTEL_function_pointers"))
     bad = 0;
