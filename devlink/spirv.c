@@ -348,6 +348,40 @@ static int declares(const uint32_t *w, size_t n, const char *ext) {
   return 0;
 }
 
+/* The id a validator message is about ("ID 'N[...]'", "result id 'N'"). */
+static uint32_t message_id(const char *why) {
+  const char *p = strstr(why, "ID '");
+  if (!p)
+    p = strstr(why, "id '");
+  return p ? (uint32_t)strtoul(p + 4, NULL, 10) : 0;
+}
+
+/* Is `why` one of the two complaints of Debian 12's validator that
+ * SPV_INTEL_function_pointers answers: a function that
+ * OpConstantFunctionPointerINTEL names before its definition ("has not
+ * been defined"), or a pointer to a function type of class
+ * CodeSectionINTEL ("Invalid use of function type")? */
+static int function_pointer_gap(const uint32_t *w, size_t n, const char *why) {
+  uint32_t id = message_id(why);
+  int fwd = strstr(why, "has not been defined") != NULL;
+  int fty = strstr(why, "Invalid use of function type") != NULL;
+  if (!id || (!fwd && !fty) || !declares(w, n, "SPV_INTEL_function_pointers"))
+    return 0;
+  for (size_t at = 5; at < n;) {
+    size_t count = w[at] >> 16;
+    uint32_t op = w[at] & 0xffff;
+    if (!count || count > n - at)
+      return 0;
+    if ((fwd && op == 5600 /* OpConstantFunctionPointerINTEL */ &&
+         count == 4 && w[at + 3] == id) ||
+        (fty && op == 32 /* OpTypePointer */ && count == 4 &&
+         w[at + 2] == CODE_SECTION_INTEL && w[at + 3] == id))
+      return 1;
+    at += count;
+  }
+  return 0;
+}
+
 /* Validates; 1 when the module breaks a rule (its first line in `why`). */
 static int breaks(spv_context ctx, spv_const_binary_t *bin,
                   int friendly, char *why, size_t cap) {
@@ -378,17 +412,18 @@ int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d) {
    * of its time on the 4,000-kernel program's modules); they come back
    * for the message. The validator of Debian 12 knows nothing of
    * SPV_INTEL_function_pointers (a function named before its definition
-   * is "not defined"): such a module passes with what the renumbering
-   * checked (each id defined once, within the bound), which is what LLVM
-   * 22 breaks. Nor does it know that SPV_EXT_relaxed_printf_string_
+   * is "not defined", a pointer to a function is an invalid use of its
+   * type): a module whose first complaint is one of those passes with
+   * what the renumbering checked (each id defined once, within the
+   * bound), which is what LLVM 22 breaks; the validator stops at its
+   * first complaint. Nor does it know that SPV_EXT_relaxed_printf_string_
    * address_space lets printf's format be in any storage class (printf.c
    * moves constant formats; one made at run time stays): with the
    * extension declared, that complaint is no fault. */
   int bad = ctx ? breaks(ctx, &bin, 0, why, sizeof why) : -1;
   if (bad > 0 && unknown_to_tools(why))
     bad = 0; /* not checkable here */
-  if (bad > 0 &&
-      declares(bin.code, bin.wordCount, "SPV_INTEL_function_pointers"))
+  if (bad > 0 && function_pointer_gap(bin.code, bin.wordCount, why))
     bad = 0;
   if (bad > 0 &&
       strstr(why, "printf: expected Format storage class to be "
