@@ -201,22 +201,39 @@ static int walked(LLVMValueRef f, LLVMValueRef const *roots, size_t nroots,
 
 /* An indirect call may reach every function marked "referenced-indirectly"
  * ([[intel::device_indirectly_callable]]) of its signature, kernels aside,
- * as DPC++'s split assumes. */
+ * as DPC++'s split assumes. The candidates are gathered once per walk, at
+ * its first indirect call. */
+struct callees {
+  LLVMValueRef *v;
+  size_t n;
+  int known;
+};
+
 static int push_callees(struct stack *st, struct dl__set *seen,
-                        LLVMValueRef call) {
+                        struct callees *cs, LLVMValueRef call) {
   LLVMValueRef callee = LLVMGetCalledValue(call);
   if (LLVMIsAFunction(callee) || LLVMIsAConstant(callee) ||
       LLVMIsAInlineAsm(callee))
     return 0;
+  if (!cs->known) {
+    size_t cap = 0;
+    LLVMModuleRef m = LLVMGetGlobalParent(
+        LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+    for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
+         f = LLVMGetNextFunction(f))
+      if (LLVMGetFunctionCallConv(f) != LLVMSPIRKERNELCallConv &&
+          LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                        "referenced-indirectly", 21)) {
+        if (lw_grow(&cs->v, cs->n, &cap, sizeof *cs->v, 8))
+          return -1;
+        cs->v[cs->n++] = f;
+      }
+    cs->known = 1;
+  }
   LLVMTypeRef sig = LLVMGetCalledFunctionType(call);
-  LLVMModuleRef m = LLVMGetGlobalParent(
-      LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    if (LLVMGlobalGetValueType(f) == sig &&
-        LLVMGetFunctionCallConv(f) != LLVMSPIRKERNELCallConv &&
-        LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                                      "referenced-indirectly", 21) &&
-        push(st, seen, f) < 0)
+  for (size_t i = 0; i < cs->n; i++)
+    if (LLVMGlobalGetValueType(cs->v[i]) == sig &&
+        push(st, seen, cs->v[i]) < 0)
       return -1;
   return 0;
 }
@@ -224,6 +241,7 @@ static int push_callees(struct stack *st, struct dl__set *seen,
 int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
                   struct dl__set *out) {
   struct stack st = {0};
+  struct callees cs = {0};
   int rc = 0;
   for (size_t i = 0; !rc && i < nroots; i++)
     rc = push(&st, out, roots[i]) < 0 ? -1 : 0;
@@ -238,7 +256,7 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
              in = LLVMGetNextInstruction(in)) {
           rc = push_operands(&st, out, in);
           if (!rc && LLVMIsACallInst(in))
-            rc = push_callees(&st, out, in);
+            rc = push_callees(&st, out, &cs, in);
         }
     } else if (LLVMIsAGlobalVariable(v)) {
       LLVMValueRef init = LLVMGetInitializer(v);
@@ -253,5 +271,6 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
     }
   }
   free(st.v);
+  free(cs.v);
   return rc;
 }

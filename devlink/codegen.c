@@ -120,14 +120,15 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
     if (rc)
       lw_error(d, rc, "out of memory");
     LLVMDisposeMemoryBuffer(mb);
-    if (!rc && spirv && type == DL_OBJECT)
-      rc = dl__spirv_int_nulls(out, before, d);
-    if (!rc && spirv && type == DL_OBJECT)
-      rc = dl__spirv_function_pointers(out, before, d);
     if (!rc && spirv && type == DL_OBJECT) {
-      /* The back end's id order is not reproducible: canonicalise. */
+      /* The back end's mistakes undone; then, its id order not being
+       * reproducible, the ids made canonical. */
+      rc = dl__spirv_int_nulls(out, before, d);
+      if (!rc)
+        rc = dl__spirv_function_pointers(out, before, d);
       struct lw_buf spv = {out->data + before, out->len - before, 0};
-      rc = dl__spirv_canonical_ids(&spv, d);
+      if (!rc)
+        rc = dl__spirv_canonical_ids(&spv, d);
     }
   }
   LLVMDisposeTargetMachine(tm);

@@ -120,6 +120,13 @@ const char *dl__gattr(const struct dl__gattrs *a, LLVMValueRef g,
   return NULL;
 }
 
+int dl__image_scope(const struct dl__gattrs *a, LLVMValueRef g) {
+  const char *scope = dl__gattr(a, g, "sycl-device-image-scope");
+  if (!scope)
+    scope = dl__gattr(a, g, "device_image_scope"); /* older spelling */
+  return scope && strcmp(scope, "false") != 0;
+}
+
 void dl__gattrs_free(struct dl__gattrs *a) {
   for (size_t i = 0; i < a->n; i++)
     lw_strvec_free(&a->v[i].kv);

@@ -103,6 +103,8 @@ int dl__gattrs_read(LLVMModuleRef m, struct dl__gattrs *out);
 /* Attribute `key` of variable `g` ("" for a flag), or NULL. */
 const char *dl__gattr(const struct dl__gattrs *a, LLVMValueRef g,
                       const char *key);
+/* Is device global `g` of device_image_scope? */
+int dl__image_scope(const struct dl__gattrs *a, LLVMValueRef g);
 void dl__gattrs_free(struct dl__gattrs *a);
 
 /* ---- props.c ------------------------------------------------------------- */

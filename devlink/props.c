@@ -367,10 +367,7 @@ static int device_globals(const struct dl__set *only,
                       "device global '%s': sycl-device-global-size '%s' is "
                       "not a size",
                       name, size);
-    const char *scope = dl__gattr(ga, g, "sycl-device-image-scope");
-    if (!scope)
-      scope = dl__gattr(ga, g, "device_image_scope"); /* older spelling */
-    int64_t v[2] = {(int64_t)n, scope && strcmp(scope, "false") != 0};
+    int64_t v[2] = {(int64_t)n, dl__image_scope(ga, g)};
     if (array(set(out, "SYCL/device globals"), id, v, 2, 4))
       return lw_error(d, LW_ENOMEM, "out of memory");
     /* The runtime finds the variable in the image by its name. */

@@ -517,38 +517,24 @@ static void image(LLVMTargetDataRef td, LLVMValueRef c, LLVMTypeRef t,
                   unsigned char *out) {
   if (!c || LLVMIsNull(c) || LLVMIsUndef(c) || LLVMIsPoison(c))
     return;
-  switch (LLVMGetTypeKind(t)) {
-  case LLVMStructTypeKind: {
-    unsigned n = LLVMCountStructElementTypes(t);
-    for (unsigned i = 0; i < n; i++)
-      image(td, LLVMGetAggregateElement(c, i), LLVMStructGetTypeAtIndex(t, i),
-            out + LLVMOffsetOfElement(td, t, i));
+  if (is_aggregate(t)) {
+    for (unsigned i = 0, n = count_elements(t); i < n; i++) {
+      uint64_t off;
+      LLVMTypeRef et = element(td, t, i, &off);
+      image(td, LLVMGetAggregateElement(c, i), et, out + off);
+    }
     return;
   }
-  case LLVMArrayTypeKind:
-  case LLVMVectorTypeKind: {
-    LLVMTypeRef et = LLVMGetElementType(t);
-    uint64_t n = LLVMGetTypeKind(t) == LLVMArrayTypeKind
-                     ? LLVMGetArrayLength2(t)
-                     : LLVMGetVectorSize(t);
-    uint64_t step = LLVMABISizeOfType(td, et);
-    for (uint64_t i = 0; i < n; i++)
-      image(td, LLVMGetAggregateElement(c, (unsigned)i), et, out + i * step);
+  uint32_t size = store_size(td, t);
+  LLVMValueRef bits = c;
+  if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
+    bits = LLVMConstBitCast(
+        c, LLVMIntTypeInContext(LLVMGetTypeContext(t), 8 * size));
+  if (!LLVMIsAConstantInt(bits))
     return;
-  }
-  default: {
-    uint32_t size = store_size(td, t);
-    LLVMValueRef bits = c;
-    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
-      bits = LLVMConstBitCast(
-          c, LLVMIntTypeInContext(LLVMGetTypeContext(t), 8 * size));
-    if (!LLVMIsAConstantInt(bits))
-      return;
-    uint64_t v = LLVMConstIntGetZExtValue(bits);
-    for (uint32_t k = 0; k < size && k < 8; k++)
-      out[k] = (unsigned char)(v >> (8 * k));
-  }
-  }
+  uint64_t v = LLVMConstIntGetZExtValue(bits);
+  for (uint32_t k = 0; k < size && k < 8; k++)
+    out[k] = (unsigned char)(v >> (8 * k));
 }
 
 static int put_zeros(struct lw_buf *b, size_t n) {

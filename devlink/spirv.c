@@ -299,16 +299,19 @@ static spv_result_t fptr_instruction(void *ud,
   return SPV_SUCCESS;
 }
 
-/* Does the module declare capability `cap`? */
-static int has_capability(const uint32_t *w, size_t n, uint32_t cap) {
+/* Is there an instruction `op` of `count` words whose words from `from` on
+ * are want[0..nwant)? A malformed stream ends the search. */
+static int has_instruction(const uint32_t *w, size_t n, uint32_t op,
+                           size_t count, size_t from, const uint32_t *want,
+                           size_t nwant) {
   for (size_t at = 5; at < n;) {
-    size_t count = w[at] >> 16;
-    if (!count || count > n - at)
+    size_t c = w[at] >> 16;
+    if (!c || c > n - at)
       return 0;
-    if ((w[at] & 0xffff) == 17 /* OpCapability */ && count == 2 &&
-        w[at + 1] == cap)
+    if ((w[at] & 0xffff) == op && c == count &&
+        memcmp(w + at + from, want, nwant * 4) == 0)
       return 1;
-    at += count;
+    at += c;
   }
   return 0;
 }
@@ -318,8 +321,10 @@ int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
   struct fptr z = {{.bound = module_bound(spv, at)}, NULL, NULL, NULL};
   if (!z.p.bound)
     return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
-  if (!has_capability((const uint32_t *)(const void *)(spv->data + at),
-                      (spv->len - at) / 4, FUNCTION_POINTERS_INTEL))
+  const uint32_t cap = FUNCTION_POINTERS_INTEL;
+  if (!has_instruction((const uint32_t *)(const void *)(spv->data + at),
+                       (spv->len - at) / 4, 17 /* OpCapability */, 2, 1, &cap,
+                       1))
     return 0;
   z.fn = calloc(z.p.bound, 1);
   z.canon = calloc(z.p.bound, sizeof *z.canon);
@@ -335,17 +340,13 @@ int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
 
 /* Does the module declare (OpExtension) `ext`? */
 static int declares(const uint32_t *w, size_t n, const char *ext) {
-  size_t len = strlen(ext);
-  for (size_t at = 5; at < n;) {
-    size_t count = w[at] >> 16;
-    if (!count || count > n - at)
-      return 0;
-    if ((w[at] & 0xffff) == 10 /* OpExtension */ && (count - 1) * 4 > len &&
-        memcmp(w + at + 1, ext, len + 1) == 0)
-      return 1;
-    at += count;
-  }
-  return 0;
+  uint32_t name[16] = {0}; /* the literal string, NUL-padded to words */
+  size_t len = strlen(ext), words = len / 4 + 1;
+  if (words > 16)
+    return 0;
+  memcpy(name, ext, len);
+  return has_instruction(w, n, 10 /* OpExtension */, 1 + words, 1, name,
+                         words);
 }
 
 /* The id a validator message is about ("ID 'N[...]'", "result id 'N'"). */
@@ -367,19 +368,10 @@ static int function_pointer_gap(const uint32_t *w, size_t n, const char *why) {
   int fty = strstr(why, "Invalid use of function type") != NULL;
   if (!id || (!fwd && !fty) || !declares(w, n, "SPV_INTEL_function_pointers"))
     return 0;
-  for (size_t at = 5; at < n;) {
-    size_t count = w[at] >> 16;
-    uint32_t op = w[at] & 0xffff;
-    if (!count || count > n - at)
-      return 0;
-    if ((fwd && op == 5600 /* OpConstantFunctionPointerINTEL */ &&
-         count == 4 && w[at + 3] == id) ||
-        (fty && op == 32 /* OpTypePointer */ && count == 4 &&
-         w[at + 2] == CODE_SECTION_INTEL && w[at + 3] == id))
-      return 1;
-    at += count;
-  }
-  return 0;
+  const uint32_t pointer[2] = {CODE_SECTION_INTEL, id};
+  return fwd ? has_instruction(w, n, 5600 /* OpConstantFunctionPointerINTEL */,
+                               4, 3, &id, 1)
+             : has_instruction(w, n, 32 /* OpTypePointer */, 4, 2, pointer, 2);
 }
 
 /* Validates; 1 when the module breaks a rule (its first line in `why`). */

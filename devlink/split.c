@@ -390,11 +390,7 @@ static int image_scope(const struct dl_split *s, const struct dl__set *reach,
                        const struct dl__gattrs *ga, struct lw_diag *d) {
   for (size_t i = 0; i < ga->n; i++) {
     LLVMValueRef v = ga->v[i].g;
-    const char *scope = dl__gattr(ga, v, "sycl-device-image-scope");
-    if (!scope)
-      scope = dl__gattr(ga, v, "device_image_scope"); /* older spelling */
-    if (!scope || !strcmp(scope, "false") ||
-        !dl__gattr(ga, v, "sycl-device-global-size"))
+    if (!dl__image_scope(ga, v) || !dl__gattr(ga, v, "sycl-device-global-size"))
       continue;
     size_t users = 0;
     for (size_t g = 0; g < s->n; g++)
