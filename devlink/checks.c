@@ -25,32 +25,6 @@ static int builtin(const char *name) {
   return strncmp(name, "llvm.", 5) == 0 || strstr(name, "__spirv_") != NULL;
 }
 
-/* A reserved name: "__x", or an Itanium-mangled one whose first name is
- * ("_Z3__fv", "_ZN7__spirv3fooEv", "_ZNK..."/"_ZL..." likewise). */
-static int reserved(const char *name) {
-  if (strncmp(name, "__", 2) == 0)
-    return 1;
-  if (strncmp(name, "_Z", 2) != 0)
-    return 0;
-  const char *p = name + 2;
-  if (*p == 'L')
-    p++;
-  if (*p == 'N')
-    for (p++; *p == 'K' || *p == 'V' || *p == 'r'; p++)
-      ;
-  char *end;
-  long len = strtol(p, &end, 10);
-  return end != p && len >= 2 && strncmp(end, "__", 2) == 0;
-}
-
-int dl__importable(LLVMValueRef f) {
-  /* a declaration carries no SYCL_EXTERNAL mark: any may be one */
-  return !LLVMGetIntrinsicID(f) && !reserved(fname(f)) &&
-         (LLVMIsDeclaration(f) ||
-          LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                                        "sycl-module-id", 14) != NULL);
-}
-
 int dl__bf16_devicelib(LLVMValueRef f) {
   const char *n = fname(f);
   return LLVMIsDeclaration(f) &&

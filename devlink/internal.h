@@ -69,7 +69,7 @@ int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
 int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
                   struct dl__set *out);
 
-/* ---- metadata.c: reading DPC++ function metadata ------------------------ */
+/* ---- metadata.c: DPC++ function metadata, and kinds of functions ------- */
 
 /* Integer operands of metadata `kind` on function `f` (pairs {!"name", i32}
  * give their integer; `names[i]` then points into LLVM's string, else is
@@ -85,6 +85,23 @@ const char *dl__md_string(LLVMValueRef f, const char *kind, unsigned *len);
 /* The value of `f`'s string attribute `name` (its length in *len; owned by
  * the context), or NULL when `f` has none. */
 const char *dl__fn_attr(LLVMValueRef f, const char *name, unsigned *len);
+
+/* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
+int dl__is_kernel(LLVMValueRef f);
+/* Is `f` explicit SIMD (ESIMD) code: DPC++'s !sycl_explicit_simd? */
+int dl__is_esimd(LLVMValueRef f);
+/* May declaration `f` be defined by another device image, found at run
+ * time (dynamic linking)? A SYCL_EXTERNAL function ("sycl-module-id")
+ * that is no intrinsic and whose name is not reserved ("__", also as the
+ * first name of an Itanium-mangled one), as DPC++ decides. */
+int dl__importable(LLVMValueRef f);
+/* Is `f` a SYCL_EXTERNAL function: a definition with "sycl-module-id",
+ * no intrinsic and no SPIR-V or SYCL builtin (DPC++'s entry points beside
+ * kernels)? */
+int dl__is_sycl_external(LLVMValueRef f);
+/* Is `f` a SYCL_EXTERNAL function other images may import (a visible
+ * spir_func one, no virtual function)? */
+int dl__is_exportable(LLVMValueRef f);
 
 /* ---- gattrs.c: string attributes of global variables -------------------- */
 
@@ -107,7 +124,24 @@ const char *dl__gattr(const struct dl__gattrs *a, LLVMValueRef g,
 int dl__image_scope(const struct dl__gattrs *a, LLVMValueRef g);
 void dl__gattrs_free(struct dl__gattrs *a);
 
-/* ---- props.c ------------------------------------------------------------- */
+/* ---- propset.c: property sets as a value --------------------------------- */
+
+/* The known property set `name[0..len)` (a string that outlives every
+ * dl_props), or NULL. */
+const char *dl__set_name(const char *name, size_t len);
+/* Adds property `name` to set `set_name` (dl__set_name's); NULL when out
+ * of memory. */
+struct dl_prop *dl__prop_new(struct dl_props *p, const char *set_name,
+                             const char *name);
+/* Set `name` of `p` (a string that outlives `p`: a literal, or
+ * dl__set_name's), added when absent. */
+struct dl_propset *dl__propset(struct dl_props *p, const char *name);
+/* Adds property `name` to set `s`; NULL when out of memory. */
+struct dl_prop *dl__prop_add(struct dl_propset *s, const char *name);
+/* Orders sets and properties by name, as DPC++'s registry writes them. */
+void dl__props_sort(struct dl_props *p);
+
+/* ---- props.c: what a module's property sets hold ----------------------- */
 
 /* The property sets of the part of `mod` made of the functions and
  * variables in `only` (its functions `fns`, in module order) whose entry
@@ -117,16 +151,6 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
               const struct dl__fns *fns, const struct dl_group *gr,
               int opt_level, const struct dl__gattrs *ga, unsigned flags,
               struct dl_props *out, struct lw_diag *d);
-
-/* The known property set `name[0..len)` (a string that outlives every
- * dl_props), or NULL. */
-const char *dl__set_name(const char *name, size_t len);
-/* Adds property `name` to set `set_name` (dl__set_name's); NULL when out
- * of memory. */
-struct dl_prop *dl__prop_new(struct dl_props *p, const char *set_name,
-                             const char *name);
-/* Orders sets and properties by name, as DPC++'s registry writes them. */
-void dl__props_sort(struct dl_props *p);
 
 /* ---- specconst.c: SYCL 2020 specialization constants ------------------- */
 
@@ -227,28 +251,11 @@ int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
  * warnings (SYCL_EXTERNAL aspects) are appended to `warnings`. */
 int dl__check_module(LLVMModuleRef m, unsigned flags,
                      struct lw_strvec *warnings, struct lw_diag *d);
-/* May declaration `f` be defined by another device image, found at run
- * time (dynamic linking)? A SYCL_EXTERNAL function ("sycl-module-id")
- * that is no intrinsic and whose name is not reserved ("__", also as the
- * first name of an Itanium-mangled one), as DPC++ decides. */
-int dl__importable(LLVMValueRef f);
 /* Is `f` a declaration of the bfloat16 device library's conversions, which
  * DPC++'s runtime links in as an image of its own (always an import)? */
 int dl__bf16_devicelib(LLVMValueRef f);
 /* A kernel's call graph must agree on work-group and sub-group sizes. */
 int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
                      struct lw_diag *d);
-
-/* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
-int dl__is_kernel(LLVMValueRef f);
-/* Is `f` explicit SIMD (ESIMD) code: DPC++'s !sycl_explicit_simd? */
-int dl__is_esimd(LLVMValueRef f);
-/* Is `f` a SYCL_EXTERNAL function: a definition with "sycl-module-id",
- * no intrinsic and no SPIR-V or SYCL builtin (DPC++'s entry points beside
- * kernels)? */
-int dl__is_sycl_external(LLVMValueRef f);
-/* Is `f` a SYCL_EXTERNAL function other images may import (a visible
- * spir_func one, no virtual function)? */
-int dl__is_exportable(LLVMValueRef f);
 
 #endif

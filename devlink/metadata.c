@@ -20,6 +20,32 @@ int dl__is_esimd(LLVMValueRef f) {
   return dl__md_ints(f, "sycl_explicit_simd", NULL, NULL, 0) >= 0;
 }
 
+/* A reserved name: "__x", or an Itanium-mangled one whose first name is
+ * ("_Z3__fv", "_ZN7__spirv3fooEv", "_ZNK..."/"_ZL..." likewise). */
+static int reserved(const char *name) {
+  if (strncmp(name, "__", 2) == 0)
+    return 1;
+  if (strncmp(name, "_Z", 2) != 0)
+    return 0;
+  const char *p = name + 2;
+  if (*p == 'L')
+    p++;
+  if (*p == 'N')
+    for (p++; *p == 'K' || *p == 'V' || *p == 'r'; p++)
+      ;
+  char *end;
+  long len = strtol(p, &end, 10);
+  return end != p && len >= 2 && strncmp(end, "__", 2) == 0;
+}
+
+int dl__importable(LLVMValueRef f) {
+  /* a declaration carries no SYCL_EXTERNAL mark: any may be one */
+  return !LLVMGetIntrinsicID(f) && !reserved(LLVMGetValueName2(f, &(size_t){0})) &&
+         (LLVMIsDeclaration(f) ||
+          LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                        "sycl-module-id", 14) != NULL);
+}
+
 /* A SPIR-V or SYCL builtin (__spirv_*, __sycl_*, also as an Itanium-mangled
  * function's name), which DPC++ never makes an entry point. */
 static int sycl_builtin(const char *name) {

@@ -1,6 +1,7 @@
 /* archive.c - static archives read with libarchive from the mapped file.
- * Each member is read into memory and scanned like any other input, so an
- * archive may hold any format the scanner knows (including archives).
+ * Each member is read into memory and handed to the caller's function (the
+ * scanner scans it like any other input, so an archive may hold any format
+ * the scanner knows, archives included).
  * Every member counts here (fatpack's view); which members a link reads is
  * resolve.c's business. Thin archives' members are files (thin.c). */
 #include "internal.h"
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int match_archive(const unsigned char *head, size_t len) {
+int ex__archive_match(const unsigned char *head, size_t len) {
   return len >= 8 && (memcmp(head, "!<arch>\n", 8) == 0 ||
                       memcmp(head, "!<thin>\n", 8) == 0);
 }
@@ -18,6 +19,8 @@ static int match_archive(const unsigned char *head, size_t len) {
 struct thin_scan {
   struct ex_set *set;
   const char *archive;
+  ex__member_cb cb;
+  void *ctx;
   struct lw_diag *d;
 };
 
@@ -40,7 +43,7 @@ static int scan_thin_member(void *ctx, const char *name, char *path,
                        MAX_THIN_DEPTH);
   else if (!rc && len) {
     t->set->thin_depth++;
-    rc = ex_scan_buffer(t->set, buf, len, origin, t->d);
+    rc = t->cb(t->ctx, buf, len, origin, t->d);
     t->set->thin_depth--;
   }
   free(origin);
@@ -48,10 +51,11 @@ static int scan_thin_member(void *ctx, const char *name, char *path,
   return rc;
 }
 
-static int scan_archive(struct ex_set *set, const unsigned char *buf,
-                        size_t len, const char *origin, struct lw_diag *d) {
+int ex__archive_members(struct ex_set *set, const unsigned char *buf,
+                        size_t len, const char *origin, ex__member_cb cb,
+                        void *ctx, struct lw_diag *d) {
   if (memcmp(buf, "!<thin>\n", 8) == 0) {
-    struct thin_scan t = {set, origin, d};
+    struct thin_scan t = {set, origin, cb, ctx, d};
     return ex__thin_members(buf, len, origin, scan_thin_member, &t, d);
   }
   struct archive *a = archive_read_new();
@@ -99,7 +103,7 @@ static int scan_archive(struct ex_set *set, const unsigned char *buf,
       rc = lw_error(d, LW_ENOMEM, "out of memory");
       break;
     }
-    rc = ex_scan_buffer(set, mem, (size_t)size, member, d);
+    rc = cb(ctx, mem, (size_t)size, member, d);
     free(member);
   }
   if (!rc && r != ARCHIVE_EOF && r != ARCHIVE_OK)
@@ -108,8 +112,6 @@ static int scan_archive(struct ex_set *set, const unsigned char *buf,
   return rc;
 }
 
-const struct ex__format ex__format_archive = {"archive", match_archive,
-                                              scan_archive};
 
 /* ---- one member's bytes, the members' names ------------------------------ */
 

@@ -1,4 +1,5 @@
-/* internal.h - private to extract/: the format table and ownership helpers. */
+/* internal.h - private to extract/: the image set (set.c), the format table
+ * (scan.c) and what one format file offers another. */
 #ifndef EX_INTERNAL_H
 #define EX_INTERNAL_H
 
@@ -32,7 +33,6 @@ struct ex__format {
 
 extern const struct ex__format ex__format_elf;
 extern const struct ex__format ex__format_coff;
-extern const struct ex__format ex__format_archive;
 extern const struct ex__format ex__format_offload_binary;
 extern const struct ex__format ex__format_bitcode;
 extern const struct ex__format ex__format_bundle;
@@ -63,6 +63,20 @@ int ex__set_move(struct ex_set *dst, struct ex_set *src);
 
 /* Appends an image; the set takes the strings and origin. */
 int ex__add_image(struct ex_set *set, struct ex_image *img);
+
+/* ---- archive.c ------------------------------------------------------------ */
+
+/* Called for each member of an archive with its bytes (the set owns them)
+ * and its name, "archive(member)". */
+typedef int (*ex__member_cb)(void *ctx, const unsigned char *buf, size_t len,
+                             const char *origin, struct lw_diag *d);
+/* Is this an archive (regular or thin)? */
+int ex__archive_match(const unsigned char *head, size_t len);
+/* Calls `cb` on each member of the archive in buf (a thin one's member
+ * files, nested at most 16 deep). */
+int ex__archive_members(struct ex_set *set, const unsigned char *buf,
+                        size_t len, const char *origin, ex__member_cb cb,
+                        void *ctx, struct lw_diag *d);
 
 /* ---- bitcode.c ------------------------------------------------------------ */
 
