@@ -24,7 +24,7 @@ void dl_init(void) {
 /* LLVM 22's SPIR-V back end keeps process-wide mutable state
  * (SPIRVModuleAnalysis's static MAI; llvm-project issue 160613): two
  * emissions at once corrupt each other, and a module emitted after others
- * in the same process may get ids of theirs (wrapper/plan_emit.c says what
+ * in the same process may get ids of theirs (wrapper/plan/sycl_emit.c says what
  * and how the planner makes that safe). Emission is therefore serialised,
  * and the process remembers whether it (or its parent before the fork)
  * emitted SPIR-V: a process that has not is what the planner forks from. */

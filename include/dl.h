@@ -197,7 +197,7 @@ enum {
                              -spec-const) */
   DL_SPEC_MODES =
       DL_SPEC_NATIVE | DL_SPEC_EMULATION | DL_SPEC_DEFAULT | DL_SPEC_KEEP,
-  /* DPC++'s sycl-post-link's ways (wrapper/postlink.c): */
+  /* DPC++'s sycl-post-link's ways (wrapper/fatpack/postlink.c): */
   DL_EXTERNAL_ENTRIES = 128, /* SYCL_EXTERNAL functions are entry points
                                 (split like kernels, in .sym) without
                                 dynamic linking too */

@@ -1,6 +1,7 @@
-/* lw_base.h - what every stage of fatlink shares: error codes, the
- * caller-owned diagnostic that carries an error's text up to main, a growable
- * byte buffer and a vector of strings.
+/* lw_base.h - fatlink's ground floor (wrapper/base/), what every stage
+ * shares: error codes, the caller-owned diagnostic that carries an error's
+ * text up to main, a growable byte buffer, a vector of strings, files, SYCL
+ * aspects and command lines as GNU tools read them.
  *
  * Errors are values: a function returns 0 or a negative LW_E* code and writes
  * one line of text into the lw_diag its caller gave it. Only main prints it and
@@ -122,7 +123,7 @@ int lw_aspect_number(const char *name, size_t len);
 /* What this thread does inside a library that may crash on malformed
  * input (LLVM's bitcode reader is not hardened): "'<origin>': <what>". A
  * crash meanwhile becomes that input's error - one line, exit status 1, no
- * temporaries (the fatal-signal handler, wrapper/tmp.c) - and so does
+ * temporaries (the fatal-signal handler, wrapper/run/tmp.c) - and so does
  * LLVM's fatal-error handler. lw_doing also gives the thread a stack for
  * the handler to run on when the crash is a stack overflow. */
 void lw_doing(const char *origin, const char *what);
@@ -141,5 +142,27 @@ int lw_doing_blames_input(void);
 #define LW_BUG(msg) lw__bug(__FILE__, __LINE__, msg)
 void lw__bug(const char *file, int line, const char *msg)
     __attribute__((noreturn));
+
+/* ---- command lines (wrapper/base/cmdline.c) ----------------------------- */
+
+/* Appends argv with every @file expanded (nested, GNU quoting) to `out`. */
+int lw_expand_response_files(int argc, char **argv, struct lw_strvec *out,
+                             struct lw_diag *d);
+
+/* Appends the words of `s` (response-file quoting; `what` names it in an
+ * error) to `out`. */
+int lw_split_args(const char *what, const char *s, struct lw_strvec *out,
+                  struct lw_diag *d);
+
+/* Does `argv` fit what execve takes (with our environment)? */
+int lw_args_fit(const struct lw_strvec *argv);
+/* Appends args[from..] to `out` as a response file quotes them (GNU rules:
+ * a backslash before blanks, quotes and backslashes), one a line. */
+int lw_response_file_text(const struct lw_strvec *args, size_t from,
+                          struct lw_buf *out);
+
+/* A size as an option gives it (--cache-size=): bytes, or K, M, G, T of
+ * them (binary). */
+int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d);
 
 #endif

@@ -3,6 +3,8 @@
  * main prints it (one line) and exits. Invoked as clang-linker-wrapper it is
  * the same program: clang -B<dir> finds it under that name. */
 #include "internal.h"
+#include "fatpack/postlink.h"
+#include "run/run.h"
 
 #include "dl.h"
 #include "ex.h"
@@ -33,6 +35,7 @@ static int scan_inputs(const struct lw_options *o, int jobs, struct ex_set *set,
 struct link {
   struct ex_set set;
   struct lw_graph *g;
+  struct lw_link_line line;
   struct lw_plan *plan;
   struct lw_jobserver *js; /* make's, when it runs us */
   int host_only; /* fatlink is the host linker, with no device code to add */
@@ -49,6 +52,8 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   }
   if (!rc && o->as_linker && lw_as_linker_runtime(o, &l->set))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (!rc && lw_host_link_line(o, &l->line))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc) {
     const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");
     struct lw_graph_options go = {
@@ -63,7 +68,7 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
       &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_planner,
       &lw_omp_planner,  &lw_cuda_planner,      &lw_hip_planner};
   if (!rc)
-    rc = lw_plan_build(l->g, o, &l->set, planners, LW_ARRAY_SIZE(planners),
+    rc = lw_plan_build(l->g, o, &l->line, &l->set, planners, LW_ARRAY_SIZE(planners),
                        &l->plan, d);
   if (!rc)
     rc = lw_graph_run(l->g, d);
@@ -81,6 +86,7 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
 
 static void free_link(struct link *l) {
   lw_plan_free(l->plan);
+  lw_link_line_free(&l->line);
   lw_graph_free(l->g);
   lw_jobserver_close(l->js);
   ex_set_free(&l->set);

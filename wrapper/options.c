@@ -484,23 +484,6 @@ static int neutral(enum id id) {
   }
 }
 
-int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d) {
-  char *end;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30
-              : *end == 'T' ? 40 : 0;
-  if (shift)
-    end++;
-  if (end == v || *end || errno || *v == '-' || n > (UINT64_MAX >> shift))
-    return lw_error(d, LW_EINVAL,
-                    "invalid --cache-size value '%s' (expected a number of "
-                    "bytes, with K, M, G or T after it for binary units)",
-                    v);
-  *out = (uint64_t)n << shift;
-  return 0;
-}
-
 static int take(struct lw_options *o, const struct opt *t, const char *v,
                 struct lw_diag *d) {
   if (!neutral(t->id) &&

@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""layers.py --src DIR --build DIR [--plant FROM:TO]...
+"""layers.py --src DIR --build DIR [--plant FROM:TO]... | --src DIR --map
 
-The allowed arrows between fatlink's rooms, written down and checked. A
-room is a folder of the source tree, save the ground floor (errors,
-buffers, string vectors, aspects), which every stage may use. Which file
-calls which comes from the build's objects (nm: a symbol one object needs
-and another defines), so it is what the linker sees, not a guess; only
-objects whose source still exists count. Fails (exit 1) on
+The rooms of fatlink and the allowed arrows between them, written down and
+checked. A room is a folder of the source tree, its subfolders apart (the
+driver is wrapper/, the planners wrapper/plan/). Which file calls which
+comes from the build's objects (nm: a symbol one object needs and another
+defines), so it is what the linker sees, not a guess; which file includes
+which comes from the #include lines, resolved as the compiler does. Fails
+(exit 1) on
 
-  - a call between rooms the table ARROWS does not allow;
-  - a loop between files (files that call each other, directly or round a
-    loop), save the loops of KNOWN_LOOPS, which issue 27 takes apart: one
-    that grows, or a new one, fails;
-  - an #include of another folder's internal header (include/ is public).
+  - a call or an include between rooms that ROOMS does not allow;
+  - a planner calling another planner (PLANNERS), or the planners' shared
+    core calling any planner;
+  - a loop between files: files that call each other, directly or round a
+    loop;
+  - a room holding more than MAX_SHARE of the project's lines;
+  - README.md's folder map (between its "layers:" markers) differing from
+    the one --map prints from ROOMS.
 
---plant FROM:TO adds a call from source file FROM to TO, to show that the
-check catches it (a test plants a bad arrow and expects failure)."""
+--plant FROM:TO adds a call from source file FROM to file TO (an include
+when TO is a header), to show that the check catches it: the tests plant
+bad arrows and expect failure. --map prints the folder map for README.md."""
 import argparse
 import collections
 import os
@@ -24,30 +29,102 @@ import shutil
 import subprocess
 import sys
 
-# The ground floor: the only thing every stage may use.
-GROUND = {"wrapper/base.c", "wrapper/aspects.c"}
+# Room: what it holds, the rooms it may call and include (its own always),
+# and the rooms whose public header it may include for their types alone.
+# Data flows one way: the driver runs the planners, the planners add jobs
+# to the runner and call the stages, a stage calls only the ground floor.
+STAGES = {"extract", "devlink", "aot", "wrap"}
+ROOMS = {
+    "wrapper": (
+        "the driver: main, options, the link line's inputs, the host "
+        "link's command line, fatlink as the host linker, the launcher",
+        {"wrapper/fatpack", "wrapper/plan", "wrapper/cache", "wrapper/run",
+         "wrapper/base"} | STAGES),
+    "wrapper/fatpack": (
+        "the tools beside the link: fatpack, and fatlink as DPC++'s "
+        "sycl-post-link",
+        {"wrapper/plan", "wrapper/cache", "wrapper/run", "wrapper/base"}
+        | STAGES),
+    "wrapper/plan": (
+        "the planners: a shared core (targets, wrap, host link, cache keys, "
+        "FPGA lists and archives, device requirements) and one planner per "
+        "offload kind (SYCL, FPGA binaries, OpenMP, CUDA and HIP)",
+        {"wrapper/cache", "wrapper/run", "wrapper/base"} | STAGES),
+    "wrapper/cache": (
+        "the cache of device results: the store and its BLAKE2b hash",
+        {"wrapper/run", "wrapper/base"}),
+    "wrapper/run": (
+        "the runner: job graph and scheduler, jobserver, work in a forked "
+        "child, temporary files; it knows jobs by their kinds only",
+        {"wrapper/base"}),
+    "extract": (
+        "input formats (one file each), archives resolved as a linker "
+        "does, the images a linked program registers",
+        {"wrapper/base"}),
+    "devlink": (
+        "IR link, post-link (split, checks, property sets, specialization "
+        "constants, virtual functions, DPC++'s fix-ups), SPIR-V, LLVM "
+        "options",
+        {"wrapper/base"}),
+    "aot": (
+        "device configuration, aspect filter, AOT back ends (ocloc, "
+        "OpenCL CPU and FPGA emulator, aoc)",
+        {"wrapper/base"}),
+    "wrap": (
+        "registration modules (SYCL, OpenMP, CUDA and HIP)",
+        {"wrapper/base"}, {"devlink"}),
+    "wrapper/base": (
+        "the ground floor: errors, buffers, string vectors, files, SYCL "
+        "aspects, command lines; the only room every other may use",
+        set()),
+}
+# The public headers (include/) are their rooms' faces.
+PUBLIC = {"include/lw_base.h": "wrapper/base", "include/ex.h": "extract",
+          "include/dl.h": "devlink", "include/aot.h": "aot",
+          "include/wrp.h": "wrap"}
+# Include paths beside a file's own folder (CMakeLists.txt).
+INCLUDE_DIRS = ["wrapper", "include"]
 
-# Room -> the rooms it may call. Data flows one way: the driver (wrapper)
-# runs the stages, a stage never calls a later stage or the driver.
-ARROWS = {
-    "base": set(),
-    "extract": {"base"},
-    "devlink": {"base"},
-    "aot": {"base"},
-    "wrap": {"base"},
-    "wrapper": {"base", "extract", "devlink", "aot", "wrap"},
+# wrapper/plan: each planner's files; the rest of the room is the core
+# they share, which calls no planner.
+PLANNERS = {
+    "sycl": {"wrapper/plan/sycl.c", "wrapper/plan/sycl_emit.c",
+             "wrapper/plan/sycl_aot.c"},
+    "fpga": {"wrapper/plan/fpga.c"},
+    "openmp": {"wrapper/plan/openmp.c"},
+    "cuda": {"wrapper/plan/cuda.c"},
 }
 
-# Loops there are today, each as the set of its files; issue 27 removes
-# them. A loop may shrink or go; it may not grow, nor may another appear.
-KNOWN_LOOPS = [
-    {"wrapper/plan.c", "wrapper/plan_aot.c", "wrapper/plan_cache.c",
-     "wrapper/plan_emit.c", "wrapper/plan_sycl.c"},
-]
+MAX_SHARE = 0.35
+
+
+def may_call(r):
+    return ROOMS[r][1]
+
+
+def may_include(r):
+    return ROOMS[r][1] | (ROOMS[r][2] if len(ROOMS[r]) > 2 else set())
 
 
 def room(path):
-    return "base" if path in GROUND else path.split("/")[0]
+    return PUBLIC.get(path, os.path.dirname(path))
+
+
+def planner(path):
+    for name, files in PLANNERS.items():
+        if path in files:
+            return name
+    return "core" if room(path) == "wrapper/plan" else None
+
+
+def sources(src):
+    """Every .c and .h of the rooms and include/, relative to src."""
+    out = []
+    for top in sorted({r.split("/")[0] for r in ROOMS} | {"include"}):
+        for root, _, files in os.walk(os.path.join(src, top)):
+            out += [os.path.relpath(os.path.join(root, f), src)
+                    for f in files if f.endswith((".c", ".h"))]
+    return sorted(out)
 
 
 def objects(src, build):
@@ -60,7 +137,7 @@ def objects(src, build):
                 continue
             path = os.path.join(root, f)
             rel = re.sub(r"^[^/]*\.dir/", "", os.path.relpath(path, top))[:-2]
-            if room(rel) in ARROWS and os.path.exists(os.path.join(src, rel)):
+            if room(rel) in ROOMS and os.path.exists(os.path.join(src, rel)):
                 out.setdefault(rel, path)
     return out
 
@@ -85,6 +162,26 @@ def calls(objs):
             if to and to != rel:
                 edges[rel].add(to)
     return edges
+
+
+def includes(src, files):
+    """file -> the project's headers it includes (as the compiler finds
+    them: its own folder first, then the include paths)."""
+    out = collections.defaultdict(set)
+    for rel in files:
+        with open(os.path.join(src, rel), encoding="utf-8",
+                  errors="replace") as fh:
+            for line in fh:
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                if not m:
+                    continue
+                for base in [os.path.dirname(rel)] + INCLUDE_DIRS:
+                    head = os.path.normpath(os.path.join(base, m.group(1)))
+                    if os.path.exists(os.path.join(src, head)):
+                        if head != rel:
+                            out[rel].add(head)
+                        break
+    return out
 
 
 def loops(nodes, edges):
@@ -119,68 +216,98 @@ def loops(nodes, edges):
     return out
 
 
-def foreign_includes(src):
-    """(file, header) for each #include of another folder's own header."""
-    bad = []
-    for r in ARROWS:
-        if r == "base":
-            continue
-        for root, _, files in os.walk(os.path.join(src, r)):
-            for f in sorted(files):
-                if not f.endswith((".c", ".h")):
-                    continue
-                path = os.path.join(root, f)
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    for line in fh:
-                        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                        if not m or "/" not in m.group(1):
-                            continue
-                        head = os.path.normpath(
-                            os.path.join(os.path.dirname(path), m.group(1)))
-                        top = os.path.relpath(head, src).split(os.sep)[0]
-                        if top not in (r, "include"):
-                            bad.append((os.path.relpath(path, src),
-                                        m.group(1)))
-    return bad
+def folder_map():
+    """README.md's folder map, from ROOMS."""
+    lines = ["| room | what it holds | may call |", "| --- | --- | --- |"]
+    for r, entry in ROOMS.items():
+        callees = ", ".join("`%s/`" % c for c in sorted(may_call(r)))
+        types = sorted(may_include(r) - may_call(r))
+        if types:
+            callees += "; the types of " + ", ".join("`%s/`" % t
+                                                     for t in types)
+        lines.append("| `%s/` | %s | %s |" % (r, entry[0],
+                                               callees or "nothing"))
+    return "\n".join(lines) + "\n"
+
+
+def check_readme(src):
+    path = os.path.join(src, "README.md")
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r"<!-- layers:begin -->\n(.*?)<!-- layers:end -->", text,
+                  re.S)
+    if not m:
+        print("layers: README.md has no folder map between <!-- "
+              "layers:begin --> and <!-- layers:end -->")
+        return 1
+    if m.group(1) != folder_map():
+        print("layers: README.md's folder map differs from layers.py's "
+              "table (print it with layers.py --map)")
+        return 1
+    return 0
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True)
-    ap.add_argument("--build", required=True)
+    ap.add_argument("--build")
     ap.add_argument("--plant", action="append", default=[])
+    ap.add_argument("--map", action="store_true")
     a = ap.parse_args()
+    if a.map:
+        sys.stdout.write(folder_map())
+        return 0
+    if not a.build:
+        ap.error("--build is needed to check")
     objs = objects(a.src, a.build)
     if not objs:
         sys.exit("layers: no objects of fatlink's sources under %s" % a.build)
+    files = sources(a.src)
     edges = calls(objs)
+    incs = includes(a.src, files)
     for p in a.plant:
         frm, _, to = p.partition(":")
-        edges[frm].add(to)
+        (incs if to.endswith(".h") else edges)[frm].add(to)
     bad = 0
     arrows = collections.Counter()
+    for what, graph in (("calls", edges), ("includes", incs)):
+        for frm, tos in sorted(graph.items()):
+            for to in sorted(tos):
+                rf, rt = room(frm), room(to)
+                if rf == rt or rf not in ROOMS:
+                    continue
+                if what == "calls":
+                    arrows[(rf, rt)] += 1
+                allowed = may_call(rf) if what == "calls" else may_include(rf)
+                if rt not in allowed:
+                    print("layers: %s %s %s: %s/ may not use %s/" %
+                          (frm, what, to, rf, rt))
+                    bad = 1
     for frm, tos in sorted(edges.items()):
         for to in sorted(tos):
-            rf, rt = room(frm), room(to)
-            if rf == rt:
-                continue
-            arrows[(rf, rt)] += 1
-            if rt not in ARROWS.get(rf, set()):
-                print("layers: %s calls %s: %s may not call %s" %
-                      (frm, to, rf, rt))
+            pf, pt = planner(frm), planner(to)
+            if pf and pt and pt not in (pf, "core"):
+                print("layers: %s calls %s: the %s %s calls the %s planner" %
+                      (frm, to, pf, "core" if pf == "core" else "planner",
+                       pt))
                 bad = 1
     for comp in loops(set(objs) | set(edges), edges):
-        if not any(comp <= known for known in KNOWN_LOOPS):
-            print("layers: a loop between files: %s" % ", ".join(sorted(comp)))
-            bad = 1
-        else:
-            print("layers: known loop (issue 27): %s" %
-                  ", ".join(sorted(comp)))
-    for f, h in foreign_includes(a.src):
-        print("layers: %s includes another folder's header %s" % (f, h))
+        print("layers: a loop between files: %s" % ", ".join(sorted(comp)))
         bad = 1
+    lines = collections.Counter()
+    for f in files:
+        with open(os.path.join(a.src, f), "rb") as fh:
+            lines[os.path.dirname(f)] += fh.read().count(b"\n")
+    total = sum(lines.values())
+    for r, n in sorted(lines.items(), key=lambda x: -x[1]):
+        share = n / total
+        print("room %-16s %6d lines %5.1f%%" % (r + "/", n, 100 * share))
+        if share > MAX_SHARE:
+            print("layers: %s/ holds %.1f%% of the project's %d lines (at "
+                  "most %d%%)" % (r, 100 * share, total, 100 * MAX_SHARE))
+            bad = 1
+    bad |= check_readme(a.src)
     for (rf, rt), n in sorted(arrows.items()):
-        print("arrow %s -> %s (%d file pairs)" % (rf, rt, n))
+        print("arrow %s/ -> %s/ (%d file pairs)" % (rf, rt, n))
     return bad
 
 

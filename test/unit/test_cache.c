@@ -3,7 +3,8 @@
  * store: put then get, a miss, a damaged entry (seen, removed, a miss),
  * eviction to a size bound, oldest first, and an unusable directory. */
 #include "check.h"
-#include "internal.h"
+#include "cache/cache.h"
+#include "run/run.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

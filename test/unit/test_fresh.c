@@ -6,7 +6,7 @@
  * module of SPV_INTEL_function_pointers, whose rules Debian 12's validator
  * does not know. */
 #include "check.h"
-#include "internal.h"
+#include "run/run.h"
 
 #include "dl.h"
 

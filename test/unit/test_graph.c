@@ -3,7 +3,7 @@
  * shared by in-process work and tools, jobs that add jobs while the graph
  * runs, tool output capture, forked jobs, and dry runs. */
 #include "check.h"
-#include "internal.h"
+#include "run/run.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -2,7 +2,7 @@
  * command line too long for execve reads back, by the rules GNU tools use,
  * as the same arguments (blanks, quotes, backslashes, empty ones). */
 #include "check.h"
-#include "internal.h"
+#include "lw_base.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * hash: none of fatlink's libraries offers a cryptographic hash, and a
  * cache keyed by content needs one that no two inputs share by accident.
  * BLAKE2b runs at about 1 GB/s here, fast beside what it saves. */
-#include "internal.h"
+#include "cache/cache.h"
 
 #include <string.h>
 

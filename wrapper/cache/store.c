@@ -10,7 +10,8 @@
  * entries outgrow the size bound (--cache-size=, default 5 GiB) at the end
  * of a link - keeps what was used recently. A cache directory that cannot be
  * made or written gives one warning, and the link goes on without it. */
-#include "internal.h"
+#include "cache/cache.h"
+#include "run/run.h"
 
 #include <dirent.h>
 #include <errno.h>

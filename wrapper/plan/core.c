@@ -1,14 +1,14 @@
-/* plan.c - turns the extracted images into jobs, one chain per device
- * target, then one wrap job and the host link:
+/* core.c - the planners' shared core: turns the extracted images into jobs,
+ * one chain per device target, then one wrap job and the host link:
  *
  *   SYCL   sycl-link (in process: link, then split into groups)
  *            -> sycl-module x N (in process, in parallel: build the group's
  *               module, its property sets, its SPIR-V; added by sycl-link
- *               once it knows N) - plan_sycl.c
+ *               once it knows N) - sycl.c
  *   OpenMP omp-link (clang -shared: the device objects become a shared
- *            object, as upstream links generic targets) - plan_openmp.c
+ *            object, as upstream links generic targets) - openmp.c
  *   CUDA,  gpu-device-link per architecture (clang for nvptx64 or amdgcn)
- *   HIP      -> fatbinary of them all (once per kind) - plan_cuda.c
+ *   HIP      -> fatbinary of them all (once per kind) - cuda.c
  *   all    -> wrap (in process: registration module -> host object)
  *          -> host-link (the user's linker into a temporary beside the
  *             output; lw_plan_commit renames it)
@@ -17,9 +17,12 @@
  * appearance, so the plan is deterministic. A worker only touches its own
  * target; results are read by later jobs' prepare, on the loop thread.
  * What is particular to an offload kind comes from its planner
- * (struct lw_planner, plan.h), which the driver hands in: the kind files
- * call this one, never the other way. */
-#include "plan.h"
+ * (struct lw_planner, planner.h), which the driver hands in: the kind files
+ * call the core (this file, keys.c, reqs.c, fpga_inputs.c, fpga_archive.c),
+ * never the other way, and never each other; a planner's traits the core
+ * needs are fields of its struct. An FPGA archive link (fpga_archive.c)
+ * writes an archive in place of wrap and the host link. */
+#include "plan/planner.h"
 
 #include <malloc.h>
 #include <stdarg.h>
@@ -164,14 +167,16 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
   if (rc)
     return rc;
   j->inherit_stdio = 1;
-  free(p->host_link_env);
-  p->host_link_env = lw_as_linker_chain_env(p->o->argv0, p->o->linker_path);
-  j->env_set = p->host_link_env;
-  if (!p->host_link_env ||
-      lw_host_link_argv(p->o, lw_tmp_path(p->out_tmp),
-                        p->wrapper_obj ? lw_tmp_path(p->wrapper_obj) : NULL,
-                        &j->argv))
+  j->env_set = p->line->chain_env;
+  if (lw_strvec_push(&j->argv, p->o->linker_path) ||
+      lw_strvec_push(&j->argv, "-o") ||
+      lw_strvec_push(&j->argv, lw_tmp_path(p->out_tmp)) ||
+      (p->wrapper_obj &&
+       lw_strvec_push(&j->argv, lw_tmp_path(p->wrapper_obj))))
     return lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < p->line->args.n; i++)
+    if (lw_strvec_push(&j->argv, p->line->args.v[i]))
+      return lw_error(d, LW_ENOMEM, "out of memory");
   return lw_args_fit(&j->argv) ? 0 : host_link_respfile(p, j, d);
 }
 
@@ -387,7 +392,7 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
 }
 
 int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
-                  const struct ex_set *set,
+                  const struct lw_link_line *line, const struct ex_set *set,
                   const struct lw_planner *const *planners, size_t nplanners,
                   struct lw_plan **out, struct lw_diag *d) {
   struct lw_plan *p = calloc(1, sizeof *p);
@@ -395,6 +400,7 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     return lw_error(d, LW_ENOMEM, "out of memory");
   *out = p;
   p->o = o;
+  p->line = line;
   p->planners = planners;
   p->nplanners = nplanners;
   p->t = calloc(set->n ? set->n : 1, sizeof *p->t);
@@ -448,8 +454,8 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
     }
   }
   /* An FPGA archive link writes an archive instead of wrapping and
-   * linking (plan_fpga.c); --emit-fatbin-only stops at the fatbinary, which
-   * plan_cuda.c writes to the output. */
+   * linking (fpga.c); --emit-fatbin-only stops at the fatbinary, which
+   * cuda.c writes to the output. */
   const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
                                    : o->emit_fatbin_only ? NULL
                                                          : &wrap_kind;
@@ -512,7 +518,6 @@ void lw_plan_free(struct lw_plan *p) {
   free(p->omp);
   lw_buf_free(&p->dep_files);
   free(p->wrapped_ir);
-  free(p->host_link_env);
   lw_cache_close(p->cache);
   lw_buf_free(&p->cached);
   lw_buf_free(&p->warnings);

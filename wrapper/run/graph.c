@@ -12,7 +12,7 @@
  * A forked job's child sends its result through a pipe and exits; the loop
  * reads the pipe, and at its end reaps the child (a crash is an error naming
  * the job, never a zombie). */
-#include "internal.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* plan_emit.c - each SYCL module's SPIR-V, for plan_sycl.c's jobs.
+/* sycl_emit.c - each SYCL module's SPIR-V, for sycl.c's jobs.
  *
  * LLVM 22's SPIR-V back end keeps state from one module to the next
  * (llvm-project issue 160613): SPIRVModuleAnalysis's static MAI clears
@@ -25,7 +25,7 @@
  * (sycl-stress.test compares). --sycl-emit-isolation=module gives every
  * module a child of its own from the start. The link's only module is
  * emitted in process: the process's first and last SPIR-V. */
-#include "plan.h"
+#include "plan/planner.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,16 @@
-/* respfile.c - expands @file arguments the way GNU tools read them:
+/* cmdline.c - command lines as GNU tools read them, for the driver and every
+ * room below it. Expands @file arguments:
  * whitespace separates words, '...' is literal, "..." allows backslash
  * escapes, a backslash outside quotes escapes the next character. A response
  * file may name others; nesting deeper than MAX_DEPTH is refused (it is
  * almost surely a cycle). Tool options given as one string (--gpu-tool-arg=)
  * are split into words by the same rules. And the other way: whether a
  * command line fits what the kernel takes, and the text of a response file
- * for one that does not. */
-#include "internal.h"
+ * for one that does not. And sizes as options give them. */
+#include "lw_base.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -135,5 +137,22 @@ int lw_response_file_text(const struct lw_strvec *args, size_t from,
     if (lw_buf_append(out, "\n", 1))
       return LW_ENOMEM;
   }
+  return 0;
+}
+
+int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d) {
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30
+              : *end == 'T' ? 40 : 0;
+  if (shift)
+    end++;
+  if (end == v || *end || errno || *v == '-' || n > (UINT64_MAX >> shift))
+    return lw_error(d, LW_EINVAL,
+                    "invalid --cache-size value '%s' (expected a number of "
+                    "bytes, with K, M, G or T after it for binary units)",
+                    v);
+  *out = (uint64_t)n << shift;
   return 0;
 }

@@ -10,7 +10,7 @@
  * through /proc/self/fd), so that it can be non-blocking without making
  * make's own non-blocking. A jobserver that cannot be opened is no
  * jobserver: the link runs by --wrapper-jobs, as without make. */
-#include "internal.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

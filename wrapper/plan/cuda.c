@@ -1,4 +1,4 @@
-/* plan_cuda.c - the device side of CUDA and HIP relocatable device code
+/* cuda.c - the device side of CUDA and HIP relocatable device code
  * (-fgpu-rdc --offload-new-driver), as upstream does it. Per architecture,
  * the link's device objects are linked by clang: for nvptx64 into a cubin
  * (the toolkit's nvlink underneath, through clang-nvlink-wrapper), for
@@ -8,7 +8,7 @@
  * runtime (wrap/cuda.c); with --emit-fatbin-only it is the output instead.
  * The fatbinary job is added by a kind's first target and waits for the
  * device links of all. */
-#include "plan.h"
+#include "plan/planner.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,15 @@
-/* plan.h - private to the plan files (plan.c: targets, wrap, host link;
- * plan_sycl.c, plan_openmp.c and plan_fpga.c: the device chains, through a
- * planner each; plan_emit.c: each SYCL module's SPIR-V; plan_aot.c: what
- * SYCL modules become): the plan, its device targets and what each offload
- * kind's planner supplies. */
-#ifndef LW_PLAN_H
-#define LW_PLAN_H
+/* planner.h - private to wrapper/plan/: the plan, its device targets and
+ * what each offload kind's planner supplies. The core: core.c (targets,
+ * wrap, host link), keys.c (cache keys), reqs.c, fpga_inputs.c and
+ * fpga_archive.c. The planners, which call the core and never each other:
+ * sycl.c (with sycl_emit.c, each module's SPIR-V, and sycl_aot.c, what the
+ * modules become), fpga.c, openmp.c, cuda.c. */
+#ifndef LW_PLANNER_H
+#define LW_PLANNER_H
 
-#include "internal.h"
+#include "cache/cache.h"
+#include "plan/plan.h"
+#include "run/run.h"
 
 #include "aot.h"
 #include "dl.h"
@@ -24,7 +27,7 @@ struct target;
 struct sycl_pool;
 
 /* What a SYCL target's modules become: the JIT SPIR-V image itself, or a
- * native image for one AOT device (plan_aot.c). */
+ * native image for one AOT device (sycl_aot.c). */
 struct sycl_out {
   enum aot_target kind;          /* AOT_JIT, AOT_GEN, AOT_CPU, AOT_FPGA */
   const struct aot_device *dev;  /* its device configuration entry */
@@ -71,20 +74,20 @@ struct target {
   struct sycl_module *modules;
   size_t nmodules;
   int workers;            /* forked processes emitting the modules, or 0 */
-  struct sycl_pool *pool; /* what they share (plan_sycl.c) */
+  struct sycl_pool *pool; /* what they share (sycl.c) */
   size_t cost;            /* instructions in all modules */
   struct sycl_out *outs;  /* what the modules become, in order */
   size_t nouts;
   /* OpenMP: the linked device image */
   struct lw_buf image;
   struct lw_tmp *out_tmp;
-  /* FPGA binaries (plan_fpga.c) */
+  /* FPGA binaries (fpga.c) */
   struct fpga_image *fpga;
   size_t nfpga;
   struct fpga_desc *desc; /* DPC++'s descriptors, one per image, read lazily */
 };
 
-/* One fatbinary of a CUDA or HIP link (plan_cuda.c): its job, made by the
+/* One fatbinary of a CUDA or HIP link (cuda.c): its job, made by the
  * kind's first target, its file and its bytes. */
 enum lw_fatbin_slot { LW_FATBIN_CUDA, LW_FATBIN_HIP, LW_FATBIN_SLOTS };
 struct lw_fatbin {
@@ -97,6 +100,7 @@ struct lw_fatbin {
 
 struct lw_plan {
   const struct lw_options *o;
+  const struct lw_link_line *line;
   const struct lw_planner *const *planners;
   size_t nplanners;
   struct target *t;
@@ -104,7 +108,6 @@ struct lw_plan {
   struct lw_job *wrap, *link;
   struct lw_tmp *wrapper_obj, *out_tmp;
   char *wrapped_ir;
-  char *host_link_env; /* FATLINK_HOST_LINK=... for the host linker */
   struct lw_tmp *host_link_rsp; /* its arguments, when too long for execve */
   /* Built in wrap's prepare, used by its run. */
   struct wrp_sycl_image *sycl;
@@ -119,16 +122,16 @@ struct lw_plan {
   /* The device configuration, loaded when some target needs it. */
   struct aot_config config;
   int have_config;
-  /* The FPGA libraries' list for aoc (plan_fpga.c), made once. */
+  /* The FPGA libraries' list for aoc (fpga_inputs.c), made once. */
   struct lw_tmp *aoco_list;
   int aoco_listed;
-  /* The dependency files for aoc, "a.d,b.d" (plan_fpga.c), made once. */
+  /* The dependency files for aoc, "a.d,b.d" (fpga_inputs.c), made once. */
   struct lw_buf dep_files;
   int deps_listed;
-  /* The CUDA and HIP fatbinaries (plan_cuda.c). */
+  /* The CUDA and HIP fatbinaries (cuda.c). */
   struct lw_fatbin fatbin[LW_FATBIN_SLOTS];
   /* The cache (--cache-dir), or NULL; the key of the whole device side when
-   * it is cached whole (plan_cache.c), and on a hit what it held. */
+   * it is cached whole (keys.c), and on a hit what it held. */
   struct lw_cache *cache;
   unsigned char key[LW_HASH_SIZE];
   int keyed, hit;
@@ -136,28 +139,25 @@ struct lw_plan {
   struct lw_buf warnings; /* what the device side warned, to replay */
 };
 
-/* ---- plan_emit.c: each SYCL module's SPIR-V ------------------------------ */
+/* ---- sycl_emit.c: each SYCL module's SPIR-V ------------------------------ */
 
 /* A module made: its SPIR-V goes to `deliver`. */
 typedef int (*lw__deliver_fn)(void *ctx, size_t i, const unsigned char *spv,
                               size_t n, struct lw_diag *d);
 /* Modules [first, end) of t, each to `deliver` (and the cache): in rounds
  * until every one is made (`here`: in this process, the link's only
- * module). plan_emit.c says how. */
+ * module). sycl_emit.c says how. */
 int lw__sycl_emit(struct target *t, size_t first, size_t end, int here,
                   lw__deliver_fn deliver, void *ctx, struct lw_diag *d);
 /* "k1, k2, k3 and 4 more" (the first `shown` names), malloc'd; NULL when
- * out of memory (plan_aot.c). */
+ * out of memory (sycl_aot.c). */
 char *lw__kernel_list(const struct lw_strvec *k, size_t shown);
 /* 8 bytes, little-endian. */
 int lw__put_u64(struct lw_buf *b, uint64_t v);
 uint64_t lw__get_u64(const unsigned char *p);
 
-/* A warning of the device side: printed, and kept for the cache. */
-void lw__warn(struct lw_plan *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
-/* ---- plan_cache.c -------------------------------------------------------- */
+/* ---- keys.c: what decides each cached result's bytes ------------------- */
 
 /* May the link's whole device side come from the cache? */
 int lw__device_side_cacheable(const struct lw_plan *p);
@@ -174,10 +174,17 @@ int lw__aot_key(const struct lw_strvec *launcher, const struct sycl_out *out,
 int lw__device_side_key(const struct lw_plan *p,
                         unsigned char key[LW_HASH_SIZE], struct lw_diag *d);
 
-/* What an offload kind brings to the plan (plan_sycl.c, plan_openmp.c);
+/* What an offload kind brings to the plan (sycl.c, openmp.c);
  * the driver hands the planners to lw_plan_build. */
 struct lw_planner {
   unsigned kind; /* EX_OFK_* */
+  /* Its targets' whole device side may come from the cache: keys.c's key
+   * covers everything they read (SYCL). */
+  int whole_cache;
+  /* Its targets are finished or half-finished FPGA binaries (fpga.c), which
+   * the AOCO and dependency lists and an FPGA archive link take; or DPC++'s
+   * descriptors of such binaries (fpga.c's second planner). */
+  int fpga_binaries, fpga_descriptors;
   /* Which images of that kind it takes (NULL: all); planners are asked in
    * the driver's order. */
   int (*claims)(const struct ex_image *img);
@@ -194,7 +201,7 @@ struct lw_planner {
   void (*free_plan)(struct lw_plan *p); /* what its targets shared; or NULL */
 };
 
-/* ---- plan_aot.c ---------------------------------------------------------- */
+/* ---- sycl_aot.c ---------------------------------------------------------- */
 
 /* Decides the target's outs: for generic SPIR-V the --sycl-targets list
  * (default: the JIT image), for an AOT triple its own device; and for each
@@ -224,7 +231,11 @@ void lw__aot_check_coverage(const struct target *t);
 
 void lw__aot_free(struct target *t);
 
-/* ---- plan.c, for the planners ------------------------------------------- */
+/* ---- core.c, for the planners ------------------------------------------- */
+
+/* A warning of the device side: printed, and kept for the cache. */
+void lw__warn(struct lw_plan *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Appends the --device-compiler= and --device-linker= (as -Wl,) arguments
  * that apply to `triple` ("[triple=]arg"; no triple: every one). */
@@ -240,7 +251,24 @@ int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
 int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d);
 
-/* ---- plan_fpga.c --------------------------------------------------------- */
+/* ---- fpga_inputs.c, fpga_archive.c: FPGA binaries beside the planners ----- */
+
+enum fpga_kind { FPGA_AOCX, FPGA_AOCR, FPGA_AOCO, FPGA_DEP };
+/* The kind of FPGA binary a triple names (older DPC++ adds "-sycldevice");
+ * 0 when none. */
+int lw__fpga_kind_of(const char *triple, enum fpga_kind *k);
+
+/* One AOCX or AOCR image of an FPGA target (fpga.c), which an FPGA archive
+ * link takes too. */
+struct fpga_image {
+  struct target *t;
+  const struct ex_image *img;
+  size_t index; /* among the target's images */
+  struct lw_strvec kernels;
+  struct dl_props props;
+  struct lw_tmp *in, *out; /* an AOCR's file and aoc's AOCX */
+  struct lw_buf aocx;      /* what aoc made */
+};
 
 /* The list file of the link's FPGA libraries (AOCO), written the first time
  * it is asked for; *path is NULL when there are none. */
@@ -259,6 +287,8 @@ extern const struct lw_job_kind lw__fpga_archive_kind;
 
 /* Before any job runs: can the targets go into an FPGA archive? */
 int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d);
+/* ---- sycl_aot.c, for sycl.c ---------------------------------------------- */
+
 /* Frees the device configuration the plan loaded. */
 void lw__aot_free_plan(struct lw_plan *p);
 

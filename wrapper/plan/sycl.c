@@ -1,4 +1,4 @@
-/* plan_sycl.c - the SYCL device chain of one target.
+/* sycl.c - the SYCL device chain of one target.
  *   sycl-link    (in process) link every bitcode image of the target, then
  *                split the kernels into groups (devlink/split.c). When it
  *                finishes it knows how many modules there are and adds the
@@ -11,7 +11,7 @@
  *                and has a child forked for the batch make its bitcode,
  *                build, emit and validate its modules (LLVM 22's
  *                SPIR-V back end keeps state from one module to the next:
- *                plan_emit.c says how that is made safe),
+ *                sycl_emit.c says how that is made safe),
  *                and sends the SPIR-V back.
  *   sycl-module  (in process) the link's only module, emitted here: the
  *                process's first and last SPIR-V; or, with
@@ -21,7 +21,7 @@
  * Every module is built the same way whichever route emits it, so the
  * images are the same, byte for byte and in the same order, whatever
  * --wrapper-jobs is. */
-#include "plan.h"
+#include "plan/planner.h"
 
 #include <llvm/Config/llvm-config.h>
 #include <stdatomic.h>
@@ -447,7 +447,7 @@ static void free_plan(struct lw_plan *p) {
 /* ---- sycl-link ----------------------------------------------------------- */
 
 /* How many workers: each is forked from this process after the split, takes
- * batches and forks a child for each (plan_emit.c). As many as there are
+ * batches and forks a child for each (sycl_emit.c). As many as there are
  * job slots and batches; one for a little code, where a second would cost
  * more to fork than it saves (measured on 2 cores, real_link.py programs:
  * 3,700 instructions of modules link in 0.36 s with a second worker
@@ -722,5 +722,5 @@ static void free_target(struct target *t) {
 }
 
 const struct lw_planner lw_sycl_planner = {
-    .kind = EX_OFK_SYCL, .unsupported = unsupported, .first_job = first_job,
+    .kind = EX_OFK_SYCL, .whole_cache = 1, .unsupported = unsupported, .first_job = first_job,
     .images = images, .free = free_target, .free_plan = free_plan};

@@ -1,5 +1,5 @@
-/* plan_cache.c - what decides the bytes of a link's whole device side, for
- * the cache (cache.c): a relink whose device code, device libraries,
+/* keys.c - what decides the bytes of a link's whole device side, for
+ * the cache (wrapper/cache/): a relink whose device code, device libraries,
  * options and tools did not change takes the registration object (and the
  * warnings the device side printed) from the cache and skips link, split,
  * code generation and AOT compilation. The key hashes:
@@ -24,7 +24,7 @@
  * are cached whole, and not when they must leave files besides the output
  * (--save-temps, --sycl-dump-device-code, FPGA archives) or print steps
  * (--dry-run, --print-wrapped-module), or use an external llvm-spirv. */
-#include "plan.h"
+#include "plan/planner.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -47,7 +47,7 @@ int lw__device_side_cacheable(const struct lw_plan *p) {
       o->print_wrapped || o->fpga_link || o->emit_fatbin_only || o->llvm_spirv)
     return 0;
   for (size_t i = 0; i < p->n; i++)
-    if (p->t[i].planner != &lw_sycl_planner)
+    if (!p->t[i].planner->whole_cache)
       return 0;
   return 1;
 }

@@ -8,7 +8,7 @@
  * The caller is single-threaded (a forked worker), so the child may use
  * LLVM freely. The child dies with its parent (PR_SET_PDEATHSIG): a worker
  * killed by the loop leaves nothing running. */
-#include "internal.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

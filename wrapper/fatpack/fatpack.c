@@ -15,7 +15,10 @@
  * temporary beside it and renamed when complete; names come from the image's
  * metadata with anything but [A-Za-z0-9._-] replaced, so nothing is written
  * outside DIR whatever a container calls its members. */
-#include "internal.h"
+#include "lw_base.h"
+#include "cache/cache.h"
+#include "fatpack/postlink.h"
+#include "run/run.h"
 
 #include "aot.h"
 #include "dl.h"

@@ -9,7 +9,8 @@
  * device function stays a declaration. Options of DPC++-only passes (ESIMD,
  * ...) are refused by name. Outputs already written go when a later step
  * fails. */
-#include "internal.h"
+#include "fatpack/postlink.h"
+#include "plan/plan.h"
 
 #include "aot.h"
 #include "dl.h"

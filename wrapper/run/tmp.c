@@ -8,7 +8,7 @@
  * unlinks (async signal safe), kills the children we started, restores the
  * previous action and re-raises. An owner pid keeps a forked child from deleting its
  * parent's files. */
-#include "internal.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

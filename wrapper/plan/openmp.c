@@ -1,8 +1,8 @@
-/* plan_openmp.c - the OpenMP device chain: the device objects (or
+/* openmp.c - the OpenMP device chain: the device objects (or
  * bitcode) of one target are written out and linked into a shared object by
  * clang, as upstream links generic targets; libomptarget's host plugin loads
  * that shared object. */
-#include "plan.h"
+#include "plan/planner.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,38 +32,10 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
     return lw_error(d, LW_ENOMEM, "out of memory");
   if ((rc = lw__push_device_inputs(a, t, "openmp-input", NULL, d)))
     return rc;
-  /* The host link's shared libraries serve the device link too (the
-   * OpenMP runtime, libm, ...), as upstream; static archives do not: their
-   * device code is in the inputs above already. */
-  const struct lw_strvec *la = &o->linker_args;
-  struct lw_strvec dirs = {0};
-  for (size_t i = 0; i < la->n; i++) {
-    const char *s = la->v[i];
-    int sep = (strcmp(s, "-L") == 0 || strcmp(s, "-l") == 0) && i + 1 < la->n;
-    const char *v = sep ? la->v[i + 1] : s + 2;
-    if (strncmp(s, "-L", 2) == 0 && (sep || s[2]) &&
-        (lw_strvec_push(&dirs, v) || lw_strvec_pushf(a, "-L%s", v)))
-      rc = LW_ENOMEM;
-    i += (size_t)sep;
-  }
-  for (size_t i = 0; !rc && i < la->n; i++) {
-    const char *s = la->v[i];
-    int sep = strcmp(s, "-l") == 0 && i + 1 < la->n;
-    if (strncmp(s, "-l", 2) != 0 || (!sep && !s[2])) {
-      i += (size_t)(lw_takes_separate_value(s) && i + 1 < la->n);
-      continue;
-    }
-    const char *name = sep ? la->v[++i] : s + 2;
-    char *found = lw_find_library(&dirs, name, 0);
-    size_t n = found ? strlen(found) : 0;
-    if (!(n > 2 && strcmp(found + n - 2, ".a") == 0) &&
-        lw_strvec_pushf(a, "-l%s", name))
-      rc = LW_ENOMEM;
-    free(found);
-  }
-  lw_strvec_free(&dirs);
-  if (rc)
-    return lw_error(d, LW_ENOMEM, "out of memory");
+  /* The host link's shared libraries serve the device link too. */
+  for (size_t i = 0; i < t->plan->line->shared.n; i++)
+    if (lw_strvec_push(a, t->plan->line->shared.v[i]))
+      return lw_error(d, LW_ENOMEM, "out of memory");
   if (lw__push_device_args(a, o, t->triple))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;

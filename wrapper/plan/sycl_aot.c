@@ -1,4 +1,4 @@
-/* plan_aot.c - what a SYCL target's modules become: the JIT SPIR-V image
+/* sycl_aot.c - what a SYCL target's modules become: the JIT SPIR-V image
  * and native images for AOT devices (seeds 001, 003, 004).
  *   outs    for generic SPIR-V, the --sycl-targets names (spir64 is the JIT
  *           image; without the option, only it); for an image of an AOT
@@ -22,7 +22,7 @@
  * Wrap then registers, for each module, the JIT image (if asked) and every
  * native image beside it, all with the module's kernels and property sets;
  * a kernel no requested target got is a warning. */
-#include "plan.h"
+#include "plan/planner.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -346,31 +346,6 @@ static int aot_lookup(struct aot_job *a, const char *what, struct lw_diag *d) {
   a->keyed = 1;
   a->cached = lw_cache_get(p->cache, a->key, what, &m->aot[a->k].image);
   return 0;
-}
-
-void lw_aot_reqs(const struct dl_props *props, struct aot_reqs *r,
-                 uint32_t *aspects, uint32_t *fixed, size_t max) {
-  memset(r, 0, sizeof *r);
-  static const char set[] = "SYCL/device requirements";
-  const struct dl_prop *pr = dl_props_find(props, set, "aspects");
-  if (pr) {
-    r->aspects = aspects;
-    r->naspects = dl_prop_u32s(pr, aspects, max);
-    if (r->naspects > max)
-      r->naspects = max;
-  }
-  /* An ESIMD image's sub-group size (1) is no device's to support: it
-   * runs one work-item a thread on any Intel GPU (DPC++ exempts it too). */
-  if ((pr = dl_props_find(props, set, "reqd_sub_group_size")) &&
-      !dl_props_find(props, "SYCL/misc properties", "isEsimdImage"))
-    dl_prop_u32s(pr, &r->sg, 1);
-  if ((pr = dl_props_find(props, set, "fixed_target"))) {
-    r->has_fixed = 1;
-    r->fixed = fixed;
-    r->nfixed = dl_prop_u32s(pr, fixed, max);
-    if (r->nfixed > max)
-      r->nfixed = max;
-  }
 }
 
 char *lw__kernel_list(const struct lw_strvec *k, size_t shown) {
