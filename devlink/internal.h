@@ -90,6 +90,15 @@ const char *dl__fn_attr(LLVMValueRef f, const char *name, unsigned *len);
 int dl__is_kernel(LLVMValueRef f);
 /* Is `f` explicit SIMD (ESIMD) code: DPC++'s !sycl_explicit_simd? */
 int dl__is_esimd(LLVMValueRef f);
+/* Which of the front end's specialization-constant getters `f` is, if any
+ * (DL__NOT_GETTER, 0, when none). */
+enum dl__getter {
+  DL__NOT_GETTER,
+  DL__GETTER_SCALAR,
+  DL__GETTER_COMPOSITE,
+  DL__GETTER_ALLOCA
+};
+enum dl__getter dl__spec_getter(LLVMValueRef f);
 /* May declaration `f` be defined by another device image, found at run
  * time (dynamic linking)? A SYCL_EXTERNAL function ("sycl-module-id")
  * that is no intrinsic and whose name is not reserved ("__", also as the
@@ -154,8 +163,6 @@ int dl__props(LLVMModuleRef mod, const struct dl__set *only,
 
 /* ---- specconst.c: SYCL 2020 specialization constants ------------------- */
 
-/* Is `f` one of the front end's specialization-constant getters? */
-int dl__spec_getter(LLVMValueRef f);
 /* Does anything in `only` read a specialization constant? */
 int dl__spec_used(const struct dl__set *only);
 /* Lays out the specialization constants of the functions in `only` for
@@ -243,6 +250,23 @@ int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d);
  * storage class CodeSectionINTEL (spirv.c). */
 int dl__spirv_function_pointers(struct lw_buf *spv, size_t at,
                                 struct lw_diag *d);
+
+/* ---- entries.c: entry points and their groups ---------------------------- */
+
+/* The entry points of `mod` (kernels; exported SYCL_EXTERNAL functions and
+ * sets of virtual functions as `flags` say, dl_split's), each group's in
+ * out->g (ids, entry points, what each keeps) and what its entry points
+ * reach in (*reach)[g], malloc'd, one set per group. 0, LW_ENOMEM (no text)
+ * or a checked error (dl__check_kernel's, with its text). */
+int dl__group_entries(LLVMModuleRef mod, enum dl_split_mode mode,
+                      unsigned flags, struct dl_split *out,
+                      struct dl__set **reach, struct lw_diag *d);
+
+/* ---- modules.c: a group's module ----------------------------------------- */
+
+/* Runs LLVM's pass pipeline `passes` on `m`; `what` names it in an error. */
+int dl__run_passes(LLVMModuleRef m, const char *passes, const char *what,
+                   struct lw_diag *d);
 
 /* ---- checks.c ------------------------------------------------------------ */
 

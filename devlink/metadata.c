@@ -20,6 +20,22 @@ int dl__is_esimd(LLVMValueRef f) {
   return dl__md_ints(f, "sycl_explicit_simd", NULL, NULL, 0) >= 0;
 }
 
+enum dl__getter dl__spec_getter(LLVMValueRef f) {
+  static const struct {
+    const char *prefix;
+    enum dl__getter kind;
+  } getters[] = {
+      {"_Z37__sycl_getScalar2020SpecConstantValue", DL__GETTER_SCALAR},
+      {"_Z40__sycl_getComposite2020SpecConstantValue", DL__GETTER_COMPOSITE},
+      {"llvm.sycl.alloca", DL__GETTER_ALLOCA}};
+  size_t len;
+  const char *n = LLVMGetValueName2(f, &len);
+  for (size_t i = 0; i < LW_ARRAY_SIZE(getters); i++)
+    if (strncmp(n, getters[i].prefix, strlen(getters[i].prefix)) == 0)
+      return getters[i].kind;
+  return DL__NOT_GETTER;
+}
+
 /* A reserved name: "__x", or an Itanium-mangled one whose first name is
  * ("_Z3__fv", "_ZN7__spirv3fooEv", "_ZNK..."/"_ZL..." likewise). */
 static int reserved(const char *name) {

@@ -43,13 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char scalar_getter[] = "_Z37__sycl_getScalar2020SpecConstantValue";
-/* llvm.sycl.alloca.*(id, specialization_id, buffer, T witness, i64 align):
- * a private array of T whose length is the constant (DPC++'s
- * sycl_ext_oneapi_private_alloca) */
-static const char alloca_getter[] = "llvm.sycl.alloca";
-static const char composite_getter[] =
-    "_Z40__sycl_getComposite2020SpecConstantValue";
 static const char set_ids[] = "SYCL/specialization constants";
 static const char set_defaults[] =
     "SYCL/specialization constants default values";
@@ -59,13 +52,6 @@ enum { PADDING_ID = 0xffffffffu };
 static const char *fname(LLVMValueRef f) {
   size_t len;
   return LLVMGetValueName2(f, &len);
-}
-
-int dl__spec_getter(LLVMValueRef f) {
-  const char *n = fname(f);
-  return strncmp(n, scalar_getter, sizeof scalar_getter - 1) == 0 ||
-         strncmp(n, composite_getter, sizeof composite_getter - 1) == 0 ||
-         strncmp(n, alloca_getter, sizeof alloca_getter - 1) == 0;
 }
 
 int dl__spec_used(const struct dl__set *only) {
@@ -242,7 +228,10 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
   if (!c->read || !supported(c->type, 0) || !supported(c->read, 0))
     return bad_call(d, c, "reads a constant of a type SYCL does not allow");
   c->buffer = LLVMGetOperand(ci, first + 2);
-  if (strncmp(fname(callee), alloca_getter, sizeof alloca_getter - 1) == 0) {
+  /* llvm.sycl.alloca.*(id, specialization_id, buffer, T witness, i64
+   * align): a private array of T whose length is the constant (DPC++'s
+   * sycl_ext_oneapi_private_alloca) */
+  if (dl__spec_getter(callee) == DL__GETTER_ALLOCA) {
     if ((unsigned)LLVMGetNumArgOperands(ci) < 5 ||
         LLVMGetTypeKind(c->type) != LLVMIntegerTypeKind ||
         !LLVMIsAConstantInt(LLVMGetOperand(ci, 4)))

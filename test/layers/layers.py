@@ -12,6 +12,8 @@ which comes from the #include lines, resolved as the compiler does. Fails
   - a call or an include between rooms that ROOMS does not allow;
   - a planner calling another planner (PLANNERS), or the planners' shared
     core calling any planner;
+  - a file calling a file of a later tier of its room (TIERS: devlink's
+    facts, features, pipelines), or a file of such a room with no tier;
   - a loop between files: files that call each other, directly or round a
     loop;
   - a room holding more than MAX_SHARE of the project's lines;
@@ -95,6 +97,23 @@ PLANNERS = {
     "cuda": {"wrapper/plan/cuda.c"},
 }
 
+# Tiers inside a room, earliest first: a file calls files of its own tier
+# or an earlier one, never a later one. devlink/: the facts the post-link
+# reads (a function's kind and metadata, global variables' attributes, the
+# call graph, property sets as values), the features that each write their
+# own results, and the pipelines that run them (the IR link, split.c's
+# post-link, code generation). Every file of such a room needs a tier.
+TIERS = {
+    "devlink": [
+        ("fact", {"metadata.c", "gattrs.c", "propset.c", "callgraph.c"}),
+        ("feature", {"virtual.c", "imports.c", "printf.c", "specconst.c",
+                     "checks.c", "props.c", "ctprops.c", "decorations.c",
+                     "initarray.c", "spirv.c", "itt.c"}),
+        ("pipeline", {"link.c", "entries.c", "modules.c", "split.c",
+                      "codegen.c", "wrapped.c", "llvmopts.c"}),
+    ],
+}
+
 MAX_SHARE = 0.35
 
 
@@ -115,6 +134,14 @@ def planner(path):
         if path in files:
             return name
     return "core" if room(path) == "wrapper/plan" else None
+
+
+def tier(path):
+    """(index, name) of the file's tier in its room, or None."""
+    for i, (name, files) in enumerate(TIERS.get(room(path), [])):
+        if os.path.basename(path) in files:
+            return i, name
+    return None
 
 
 def sources(src):
@@ -289,6 +316,17 @@ def main():
                 print("layers: %s calls %s: the %s %s calls the %s planner" %
                       (frm, to, pf, "core" if pf == "core" else "planner",
                        pt))
+                bad = 1
+    for f in files:
+        if f.endswith(".c") and room(f) in TIERS and not tier(f):
+            print("layers: %s has no tier in layers.py's TIERS" % f)
+            bad = 1
+    for frm, tos in sorted(edges.items()):
+        for to in sorted(tos):
+            tf, tt = tier(frm), tier(to)
+            if tf and tt and room(frm) == room(to) and tt[0] > tf[0]:
+                print("layers: %s calls %s: a %s calls a %s" %
+                      (frm, to, tf[1], tt[1]))
                 bad = 1
     for comp in loops(set(objs) | set(edges), edges):
         print("layers: a loop between files: %s" % ", ".join(sorted(comp)))
