@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* An entry point: a kernel, an exported SYCL_EXTERNAL function (dynamic
  * linking) or a virtual function (its set's image, virtual.c). */
 enum entry_kind { KERNEL, EXPORTED, VIRTUAL };

@@ -56,7 +56,8 @@ static int reserved(const char *name) {
 
 int dl__importable(LLVMValueRef f) {
   /* a declaration carries no SYCL_EXTERNAL mark: any may be one */
-  return !LLVMGetIntrinsicID(f) && !reserved(LLVMGetValueName2(f, &(size_t){0})) &&
+  return !LLVMGetIntrinsicID(f) &&
+         !reserved(LLVMGetValueName2(f, &(size_t){0})) &&
          (LLVMIsDeclaration(f) ||
           LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                         "sycl-module-id", 14) != NULL);

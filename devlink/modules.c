@@ -201,7 +201,8 @@ static int is_entry(const struct dl_group *g, const char *name) {
 static void internalize(LLVMModuleRef m, const struct dl_group *g,
                         unsigned flags) {
   static const char indirect[] = "referenced-indirectly";
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
+       f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage ||
         l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage ||

@@ -228,8 +228,9 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
                                        {"__TsanKernelMetadata", "tsan"}};
   static const char m[] = "SYCL/misc properties";
   /* an image of ESIMD entry points only (split.c) */
-  int rc = gr->esimd && gr->entries.n ? u32(dl__propset(out, m), "isEsimdImage", 1)
-                                      : 0;
+  int rc = gr->esimd && gr->entries.n
+               ? u32(dl__propset(out, m), "isEsimdImage", 1)
+               : 0;
   /* the first entry point's that has them */
   const char *grf = NULL, *opt = NULL;
   for (size_t i = 0; i < gr->entries.n && (!grf || !opt); i++) {
@@ -241,7 +242,8 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
       opt = dl__fn_attr(f, "sycl-optlevel", &len);
   }
   if (!rc && grf)
-    rc = u32(dl__propset(out, m), "sycl-grf-size", (uint32_t)strtoul(grf, NULL, 10));
+    rc = u32(dl__propset(out, m), "sycl-grf-size",
+             (uint32_t)strtoul(grf, NULL, 10));
   if (opt)
     opt_level = atoi(opt);
   if (!rc && opt_level >= 0)
@@ -285,7 +287,8 @@ static int device_globals(const struct dl__set *only,
     /* The runtime finds the variable in the image by its name. */
     char *key = lw_xasprintf("%s@global_id_mapping", id);
     struct dl_prop *m =
-        key ? dl__prop_add(dl__propset(out, "SYCL/program metadata"), key) : NULL;
+        key ? dl__prop_add(dl__propset(out, "SYCL/program metadata"), key)
+            : NULL;
     free(key);
     if (!m || dl_encode_byte_array(name, len, (uint64_t)len * 8, &m->bytes))
       return lw_error(d, LW_ENOMEM, "out of memory");
@@ -306,8 +309,8 @@ static int imported(const struct dl__fns *fns, const struct dl_group *gr,
                 ((flags & DL_DYNAMIC_LINKING) &&
                  (LLVMIsDeclaration(f) || dl__foreign(f, gr, flags)) &&
                  dl__importable(f) && !dl__vf_set(f, &(unsigned){0}))))
-      rc =
-          u32(dl__propset(out, "SYCL/imported symbols"), LLVMGetValueName2(f, &len), 1);
+      rc = u32(dl__propset(out, "SYCL/imported symbols"),
+               LLVMGetValueName2(f, &len), 1);
   }
   return rc;
 }

@@ -114,7 +114,8 @@ int dl_props_with_bytes(const struct dl_props *src, const char *set_name,
       rc = lw_buf_append(&to->bytes, from->bytes.data, from->bytes.len);
     }
   }
-  struct dl_prop *p = rc ? NULL : dl__prop_add(dl__propset(out, set_name), name);
+  struct dl_prop *p =
+      rc ? NULL : dl__prop_add(dl__propset(out, set_name), name);
   if (p) {
     p->type = DL_PROP_BYTE_ARRAY;
     rc = dl_encode_byte_array(data, size, (uint64_t)size * 8, &p->bytes);

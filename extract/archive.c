@@ -112,7 +112,6 @@ int ex__archive_members(struct ex_set *set, const unsigned char *buf,
   return rc;
 }
 
-
 /* ---- one member's bytes, the members' names ------------------------------ */
 
 /* Walks the archive at path `archive`: with `member` set, appends the

@@ -64,7 +64,7 @@ int ex__set_move(struct ex_set *dst, struct ex_set *src);
 /* Appends an image; the set takes the strings and origin. */
 int ex__add_image(struct ex_set *set, struct ex_image *img);
 
-/* ---- archive.c ------------------------------------------------------------ */
+/* ---- archive.c ----------------------------------------------------------- */
 
 /* Called for each member of an archive with its bytes (the set owns them)
  * and its name, "archive(member)". */

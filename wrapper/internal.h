@@ -21,7 +21,6 @@ void lw_options_free(struct lw_options *o);
 /* Prints every option with one line of help. */
 void lw_options_help(FILE *out);
 
-
 /* ---- as_linker.c -------------------------------------------------------- */
 
 /* An error when this fatlink runs under a host linker another fatlink

@@ -68,8 +68,8 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
       &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_planner,
       &lw_omp_planner,  &lw_cuda_planner,      &lw_hip_planner};
   if (!rc)
-    rc = lw_plan_build(l->g, o, &l->line, &l->set, planners, LW_ARRAY_SIZE(planners),
-                       &l->plan, d);
+    rc = lw_plan_build(l->g, o, &l->line, &l->set, planners,
+                       LW_ARRAY_SIZE(planners), &l->plan, d);
   if (!rc)
     rc = lw_graph_run(l->g, d);
   if (!rc)

@@ -212,7 +212,8 @@ static int archived(const struct target *t) {
 static int reimaged(const struct lw_plan *p, const struct target *t) {
   enum fpga_kind fk;
   return p->o->fpga_link == LW_FPGA_IMAGE && t->planner->fpga_binaries &&
-         lw__fpga_kind_of(t->triple, &fk) && (fk == FPGA_AOCX || fk == FPGA_AOCR);
+         lw__fpga_kind_of(t->triple, &fk) &&
+         (fk == FPGA_AOCX || fk == FPGA_AOCR);
 }
 
 /* Does input `in` hold nothing but FPGA binaries this link finishes (and
@@ -267,7 +268,8 @@ int lw__fpga_archive_check(const struct lw_plan *p, struct lw_diag *d) {
       continue;
     }
     if (t->planner->fpga_binaries && t->nimgs &&
-        !(lw__fpga_kind_of(t->triple, &fk) && (fk == FPGA_DEP || fk == FPGA_AOCO)))
+        !(lw__fpga_kind_of(t->triple, &fk) &&
+          (fk == FPGA_DEP || fk == FPGA_AOCO)))
       return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
                            "an early FPGA archive link of FPGA binaries "
                            "(triple '%s') is not supported",

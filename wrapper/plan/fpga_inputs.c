@@ -44,8 +44,8 @@ static int write_all(struct lw_plan *p, enum fpga_kind kind, const char *stage,
   int rc = 0;
   for (size_t i = 0; !rc && i < p->n; i++) {
     enum fpga_kind k;
-    if (!p->t[i].planner->fpga_binaries || !lw__fpga_kind_of(p->t[i].triple, &k) ||
-        k != kind)
+    if (!p->t[i].planner->fpga_binaries ||
+        !lw__fpga_kind_of(p->t[i].triple, &k) || k != kind)
       continue;
     for (size_t n = 0; !rc && n < p->t[i].nimgs; n++) {
       const struct ex_image *img = p->t[i].imgs[n];

@@ -156,7 +156,6 @@ char *lw__kernel_list(const struct lw_strvec *k, size_t shown);
 int lw__put_u64(struct lw_buf *b, uint64_t v);
 uint64_t lw__get_u64(const unsigned char *p);
 
-
 /* ---- keys.c: what decides each cached result's bytes ------------------- */
 
 /* May the link's whole device side come from the cache? */
@@ -251,7 +250,7 @@ int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
 int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d);
 
-/* ---- fpga_inputs.c, fpga_archive.c: FPGA binaries beside the planners ----- */
+/* ---- fpga_inputs.c, fpga_archive.c: FPGA binaries beside the planners ---- */
 
 enum fpga_kind { FPGA_AOCX, FPGA_AOCR, FPGA_AOCO, FPGA_DEP };
 /* The kind of FPGA binary a triple names (older DPC++ adds "-sycldevice");

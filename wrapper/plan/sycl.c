@@ -721,6 +721,10 @@ static void free_target(struct target *t) {
   t->nmodules = 0;
 }
 
-const struct lw_planner lw_sycl_planner = {
-    .kind = EX_OFK_SYCL, .whole_cache = 1, .unsupported = unsupported, .first_job = first_job,
-    .images = images, .free = free_target, .free_plan = free_plan};
+const struct lw_planner lw_sycl_planner = {.kind = EX_OFK_SYCL,
+                                           .whole_cache = 1,
+                                           .unsupported = unsupported,
+                                           .first_job = first_job,
+                                           .images = images,
+                                           .free = free_target,
+                                           .free_plan = free_plan};
