@@ -13,11 +13,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef LW_VERSION
 #define LW_VERSION "0.1.0"
 #endif
+
+/* The memory the link allows itself from here on (run/bound.c): what
+ * reading, linking and compiling device code can need grows with the
+ * inputs, so 1 GiB and 64 times their size, at most the cgroup's limit. A
+ * malformed input that claims more fails at once instead of taking the
+ * machine. */
+static void bound_memory(const struct lw_inputs *in, int verbose) {
+  uint64_t bytes = 0;
+  struct stat st;
+  for (size_t i = 0; i < in->n; i++)
+    if (in->v[i].item == EX_LINK_FILE && stat(in->v[i].path, &st) == 0)
+      bytes += (uint64_t)st.st_size;
+  uint64_t bound = (UINT64_C(1) << 30) + 64 * bytes, cg = lw_cgroup_limit();
+  if (cg && cg < bound)
+    bound = cg;
+  if (verbose)
+    fprintf(stderr,
+            "fatlink: memory bound %llu MiB (inputs %llu MiB, cgroup limit "
+            "%llu MiB)\n",
+            (unsigned long long)(bound >> 20), (unsigned long long)(bytes >> 20),
+            (unsigned long long)(cg >> 20));
+  lw_bound_memory(bound);
+}
 
 /* Inputs are read by `jobs` threads at once (1 under make's jobserver,
  * which counts them as jobs too). */
@@ -25,6 +49,8 @@ static int scan_inputs(const struct lw_options *o, int jobs, struct ex_set *set,
                        struct lw_diag *d) {
   struct lw_inputs inputs = {0};
   int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
+  if (!rc)
+    bound_memory(&inputs, o->verbose);
   if (!rc)
     rc = ex_scan_link(set, inputs.v, inputs.n, jobs, &o->should_extract, d);
   lw_inputs_free(&inputs);
@@ -126,6 +152,10 @@ int main(int argc, char **argv) {
      * link's jobs freed, which each child would fault in page by page
      * (400 units x 10 kernels, 2 workers: 10.4 s on one arena, 6.6 s). */
     lw_tmp_configure(o.output, o.save_temps, o.dry_run);
+    /* LLVM's last words fold into fatlink's one line (run/errout.c);
+     * --wrapper-verbose shows them whole. */
+    if (!o.verbose)
+      lw_errout_capture();
     dl_init();
     LLVMInstallFatalErrorHandler(lw_tmp_fatal);
     if (o.llvm_spirv_opts.n && !o.llvm_spirv)
@@ -136,8 +166,10 @@ int main(int argc, char **argv) {
     if (!rc)
       rc = run_link(&o, &l, &d);
     if (!rc && l.host_only) {
-      /* Nothing to add: the real linker runs in our place. */
+      /* Nothing to add: the real linker runs in our place, unbounded. */
       free_link(&l);
+      lw_bound_lift();
+      lw_errout_restore();
       rc = lw_as_linker_exec(&o, &d);
     }
 #ifndef LW_SANITIZE
@@ -147,11 +179,13 @@ int main(int argc, char **argv) {
      * that a leak still shows.) */
     if (!rc) {
       lw_tmp_cleanup();
+      lw_errout_restore();
       fflush(NULL);
       _exit(0);
     }
 #endif
     free_link(&l);
+    lw_errout_restore();
   }
   lw_options_free(&o);
   if (rc) {

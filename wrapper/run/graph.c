@@ -438,7 +438,7 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
     stdio[1].flags = UV_INHERIT_FD;
     stdio[1].data.fd = 1;
     stdio[2].flags = UV_INHERIT_FD;
-    stdio[2].data.fd = 2;
+    stdio[2].data.fd = lw_errout_fd();
   } else {
     for (int k = 0; k < 2; k++) {
       uv_pipe_init(&g->loop, &p->pipes[k], 0);
@@ -462,8 +462,10 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   j->runner = p;
   sigset_t old;
   lw_tmp_signals_hold(&old);
+  lw_bound_lift(); /* a tool is not fatlink's to bound */
   int r = uv_spawn(&g->loop, &p->p, &po);
   lw_strvec_free(&env);
+  lw_bound_again();
   if (r == 0)
     lw_tmp_track_child(p->p.pid);
   lw_tmp_signals_restore(&old);

@@ -60,6 +60,13 @@ void lw_tmp_in_child(void);
 /* LLVM's fatal-error handler (main installs it): one line naming what the
  * thread was doing (lw_doing), temporaries removed, exit status 1. */
 void lw_tmp_fatal(const char *reason) __attribute__((noreturn));
+/* The same for any error that leaves no way back (async-signal-safe):
+ * "<doing>: <what><reason>". */
+void lw_tmp_die(const char *what, const char *reason)
+    __attribute__((noreturn));
+/* What a crash reports after LLVM said it ran out of memory (errout.c):
+ * "out of memory: <text>" (bound.c's bound). */
+void lw_tmp_oom_text(const char *text);
 
 /* A function a fatal signal calls first (async-signal-safe: the
  * jobserver's tokens go back); NULL: none. */
@@ -75,6 +82,37 @@ void lw_tmp_untrack_child(pid_t pid);
  * them. */
 void lw_tmp_signals_hold(sigset_t *old);
 void lw_tmp_signals_restore(const sigset_t *old);
+
+/* ---- bound.c: the memory fatlink allows itself --------------------------- */
+
+/* Bounds this process's data (heap and private writable mappings) to
+ * `bytes`, and what it forks after; never above the bound it already had
+ * (0: none). Running out is then one line naming what the thread was doing.
+ * A no-op in sanitizer builds. */
+void lw_bound_memory(uint64_t bytes);
+/* Lifts the bound back to the limit fatlink started with, for a tool about
+ * to be spawned (or exec'd in fatlink's place), until lw_bound_again. */
+void lw_bound_lift(void);
+void lw_bound_again(void);
+/* The memory limit of fatlink's cgroup (v2 memory.max), or 0 when none. */
+uint64_t lw_cgroup_limit(void);
+
+
+/* ---- errout.c: what LLVM writes to standard error --------------------- */
+
+/* From now on file descriptor 2 is a pipe a thread drains: LLVM's error
+ * lines are kept (lw_errout_llvm), every other line passes on; `stderr`
+ * and lw_errout_fd are the real standard error. -1 when it cannot be (all
+ * stays as it was). A no-op in sanitizer builds. */
+int lw_errout_capture(void);
+/* The real standard error's descriptor (2 when not captured). */
+int lw_errout_fd(void);
+/* LLVM's error lines so far, "; " between them, NUL-terminated in `out`;
+ * waits for the drain thread about 50 ms at most (async-signal-safe). */
+size_t lw_errout_llvm(char *out, size_t cap);
+/* Descriptor 2 is the real standard error again, once every line still in
+ * the pipe has passed on. */
+void lw_errout_restore(void);
 
 /* ---- jobserver.c: a client of GNU make's jobserver ---------------------- */
 

@@ -124,14 +124,24 @@ static void on_signal(int sig) {
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static struct sigaction crash_old[LW_ARRAY_SIZE(crash_signals)];
 
+/* What running out of memory is, when LLVM says it did (bound.c's). */
+static const char *volatile oom_text;
+
+void lw_tmp_oom_text(const char *text) { oom_text = text; }
+
 static void say(const char *s) {
-  ssize_t r = write(2, s, strlen(s));
+  ssize_t r = write(lw_errout_fd(), s, strlen(s));
   (void)r;
 }
 
 static void on_crash(int sig, siginfo_t *info, void *uctx) {
   (void)uctx;
   int saved = errno;
+  /* What LLVM printed before it aborted (errout.c): folded into the line;
+   * running out of the memory fatlink allows itself is said as such. */
+  char llvm[512];
+  size_t said = lw_errout_llvm(llvm, sizeof llvm);
+  const char *bound = oom_text;
   /* Inside a library on an input: the input's error, not a crash. */
   const char *doing = lw_doing_now();
   if (doing) {
@@ -143,12 +153,28 @@ static void on_crash(int sig, siginfo_t *info, void *uctx) {
         name = names[i];
     say("fatlink: error: ");
     say(doing);
-    say(": LLVM crashed (");
-    say(name);
-    say(lw_doing_blames_input() ? ") on this input: it is malformed\n"
-                                : ")\n");
+    if (said && bound && strstr(llvm, "out of memory")) {
+      say(": out of memory: ");
+      say(bound);
+    } else {
+      say(": LLVM crashed (");
+      say(name);
+      say(lw_doing_blames_input() ? ") on this input: it is malformed"
+                                  : ")");
+      if (said) {
+        say(" [");
+        say(llvm);
+        say("]");
+      }
+    }
+    say("\n");
     clean_up_in_signal();
     _exit(1);
+  }
+  if (said) {
+    say("fatlink: ");
+    say(llvm);
+    say("\n");
   }
   clean_up_in_signal();
   for (size_t i = 0; i < LW_ARRAY_SIZE(crash_signals); i++)
@@ -184,19 +210,21 @@ static void install_handlers(void) {
   }
 }
 
-void lw_tmp_fatal(const char *reason) {
+void lw_tmp_die(const char *what, const char *reason) {
   const char *doing = lw_doing_now();
   say("fatlink: error: ");
   if (doing) {
     say(doing);
     say(": ");
   }
-  say("LLVM error: ");
+  say(what);
   say(reason ? reason : "?");
   say("\n");
   clean_up_in_signal();
   _exit(1);
 }
+
+void lw_tmp_fatal(const char *reason) { lw_tmp_die("LLVM error: ", reason); }
 
 void lw_tmp_configure(const char *output, int save_temps, int dry_run) {
   install_handlers(); /* a crash before the first temporary too */

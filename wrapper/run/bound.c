@@ -1,0 +1,106 @@
+/* bound.c - the memory fatlink allows itself. A malformed input can make
+ * LLVM's bitcode reader trust an absurd count and allocate for it (a type
+ * table of 4 billion entries: 32 GB, zeroed, until the kernel kills the
+ * link). The process's data - heap and private writable mappings,
+ * RLIMIT_DATA - is bounded instead (the driver sizes the bound from the
+ * inputs and the cgroup's limit), so such an allocation fails at once, and
+ * running out is one line naming what the thread was doing: LLVM allocates
+ * with operator new, whose handler says so. Children forked for device work
+ * keep the bound; a tool does not (the bound is fatlink's, not the tool's):
+ * the loop thread lifts it while it spawns one, so the tool is born with
+ * the limit fatlink started with. (Another thread reading device code just
+ * then is unbounded for those microseconds.) Sanitizer builds bound
+ * nothing: their shadow memory counts as data. */
+#include "run/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+/* std::set_new_handler by its name in the Itanium C++ ABI (libstdc++ is
+ * linked for LLVM and SPIRV-Tools): without a handler, operator new throws
+ * std::bad_alloc, which LLVM, built without exceptions, never catches -
+ * std::terminate prints two lines of its own and aborts. */
+void (*_ZSt15set_new_handlerPFvvE(void (*handler)(void)))(void);
+
+/* Set once, by the main thread, before any other thread or child exists;
+ * read by the handler and when tools start. */
+static struct rlimit start_limit, bound_limit;
+static int bounded;
+static char bound_text[96];
+
+static void out_of_memory(void) {
+  lw_tmp_die("out of memory: ", bound_text);
+}
+
+void lw_bound_memory(uint64_t bytes) {
+#ifdef LW_SANITIZE
+  (void)bytes;
+#else
+  struct rlimit now;
+  if (!bytes || bounded || getrlimit(RLIMIT_DATA, &now) != 0 ||
+      (now.rlim_cur != RLIM_INFINITY && now.rlim_cur <= bytes))
+    return;
+  start_limit = now;
+  now.rlim_cur = bytes;
+  if (setrlimit(RLIMIT_DATA, &now) != 0)
+    return;
+  bound_limit = now;
+  bounded = 1;
+  snprintf(bound_text, sizeof bound_text,
+           "more than the %llu MiB fatlink allows itself for this link",
+           (unsigned long long)(bytes >> 20));
+  _ZSt15set_new_handlerPFvvE(out_of_memory);
+  lw_tmp_oom_text(bound_text); /* LLVM's own allocator aborts instead */
+#endif
+}
+
+void lw_bound_lift(void) {
+  if (bounded)
+    setrlimit(RLIMIT_DATA, &start_limit);
+}
+
+void lw_bound_again(void) {
+  if (bounded)
+    setrlimit(RLIMIT_DATA, &bound_limit);
+}
+
+/* A cgroup v2 file's number ("max": none), or 0. */
+static uint64_t read_limit(const char *dir, const char *file) {
+  char path[4200], text[64];
+  snprintf(path, sizeof path, "/sys/fs/cgroup%s/%s", dir, file);
+  FILE *f = fopen(path, "re");
+  if (!f)
+    return 0;
+  uint64_t v = 0;
+  if (fgets(text, sizeof text, f) && text[0] >= '0' && text[0] <= '9')
+    v = strtoull(text, NULL, 10);
+  fclose(f);
+  return v;
+}
+
+uint64_t lw_cgroup_limit(void) {
+  FILE *f = fopen("/proc/self/cgroup", "re");
+  if (!f)
+    return 0;
+  char line[4096], dir[4096] = "";
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "0::", 3) == 0) {
+      snprintf(dir, sizeof dir, "%s", line + 3);
+      dir[strcspn(dir, "\n")] = 0;
+    }
+  fclose(f);
+  /* The strictest of the group's and its ancestors' limits. */
+  uint64_t limit = 0;
+  for (;;) {
+    uint64_t v = read_limit(dir, "memory.max");
+    if (v && (!limit || v < limit))
+      limit = v;
+    char *slash = strrchr(dir, '/');
+    if (!slash || !dir[0])
+      break;
+    *slash = 0;
+  }
+  return limit;
+}
