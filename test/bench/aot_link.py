@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """aot_link.py [--tus N] [--kernels K] [--runs R] [--build DIR]
+             [--devices intel_gpu_skl,intel_gpu_tgllp,intel_gpu_acm_g10]
 
 AOT benchmark: the sycl_link.py program (N TUs x K kernels, clang++-22
 -fsycl -O2 -c), linked by fatlink with a per_kernel split (one module per
-kernel) for two Intel GPU devices (intel_gpu_skl, intel_gpu_tgllp: ocloc
-compiles every module twice), with libocloc in process and with the ocloc
-tool spawned (--aot-in-process=off), each at --wrapper-jobs=1 and 2,
-alternating, R times. Prints the median wall time and peak memory of each,
-the speed-up from 1 to 2 jobs and the parallel efficiency (speed-up / 2),
-and in-process against spawned. (Upstream clang-linker-wrapper 22 AOT-compiles
-only images whose fat object names an arch; clang-22's generic SPIR-V objects
-name none, so there is no upstream run to compare with.) Every output is run once with the test runtime, which checks that
-every kernel has an image for both devices."""
+kernel) for the --devices (three Intel GPU devices by default: ocloc
+compiles every module once for each), with libocloc in process and with
+the ocloc tool spawned (--aot-in-process=off), each at --wrapper-jobs=1
+and 2, alternating, R times. Prints the median wall time and peak memory
+of each, the speed-up from 1 to 2 jobs and the parallel efficiency
+(speed-up / 2), and in-process against spawned. (Upstream
+clang-linker-wrapper 22 AOT-compiles only images whose fat object names an
+arch; clang-22's generic SPIR-V objects name none, so there is no upstream
+run to compare with.) Every output is run once with the test runtime,
+which checks that every kernel has an image for every device."""
 import argparse
 import os
 import shutil
@@ -32,7 +34,10 @@ def main():
     ap.add_argument("--kernels", type=int, default=4)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--devices",
+                    default="intel_gpu_skl,intel_gpu_tgllp,intel_gpu_acm_g10")
     a = ap.parse_args()
+    ndev = len(a.devices.split(","))
     fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
     work = tempfile.mkdtemp(prefix="fatlink-aot-bench-")
     try:
@@ -41,7 +46,7 @@ def main():
         os.makedirs(tmp)
         env = dict(os.environ, TMPDIR=tmp)
         base = [fatlink, "--sycl-module-split-mode=per_kernel",
-                "--sycl-targets=intel_gpu_skl,intel_gpu_tgllp"]
+                "--sycl-targets=" + a.devices]
         configs = []
         for mode in ("in process", "spawned"):
             for jobs in (1, 2):
@@ -50,15 +55,15 @@ def main():
                     extra.append("--aot-in-process=off")
                 configs.append(("%s -j%d" % (mode, jobs), base + extra + wargs))
         res = {c[0]: [] for c in configs}
-        check_env = dict(os.environ, SYCL_RT_EXPECT="intel_gpu_skl,intel_gpu_tgllp")
+        check_env = dict(os.environ, SYCL_RT_EXPECT=a.devices)
         for _ in range(a.runs):
             for name, argv in configs:
                 res[name].append(run_timed(argv, env))
                 subprocess.check_call([out], stdout=subprocess.DEVNULL, env=check_env)
-        print("AOT benchmark: %d TUs x %d kernels, per_kernel split, 2 ocloc "
+        print("AOT benchmark: %d TUs x %d kernels, per_kernel split, %d ocloc "
               "devices (%d compiles), %d run(s), %d cores (temporaries left: %d)" %
-              (a.tus, a.kernels, 2 * a.tus * a.kernels, a.runs, os.cpu_count(),
-               len(os.listdir(tmp))))
+              (a.tus, a.kernels, ndev, ndev * a.tus * a.kernels, a.runs,
+               os.cpu_count(), len(os.listdir(tmp))))
         med = medians(res)
         for name, _ in configs:
             print("  %-16s wall %8.3f s   peak %7.1f MiB" % (name, med[name][0],

@@ -11,17 +11,19 @@ import sys
 import time
 
 
-def run_timed(argv, env):
+def run_timed(argv, env, fails=False):
     """Runs argv with env; returns (wall seconds, peak MiB, CPU seconds).
-    Exits on failure."""
+    Exits on failure (with `fails`, on success: the link must fail)."""
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         os.execve(argv[0], argv, env)
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("benchmark: %s failed" % argv[0])
+    code = os.waitstatus_to_exitcode(status)
+    if (code != 0) != fails:
+        sys.exit("benchmark: %s %s" % (argv[0], "succeeded" if fails else
+                                       "failed"))
     return wall, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime
 
 
@@ -39,13 +41,13 @@ def parallel(cmds):
             sys.exit("benchmark: generation failed")
 
 
-def build_program(work, srcs, src_root):
-    """Compiles the SYCL sources (clang++-22 -fsycl -O2 -c) and the test
-    runtime (test/runtime/sycl_rt.c under src_root) in `work`; returns the
-    output path of their link and the argv clang++-22 gives the wrapper to
-    link them there."""
+def build_program(work, srcs, src_root, flags=("-O2",)):
+    """Compiles the SYCL sources (clang++-22 -fsycl -c with `flags`) and the
+    test runtime (test/runtime/sycl_rt.c under src_root) in `work`; returns
+    the output path of their link and the argv clang++-22 gives the wrapper
+    to link them there."""
     objs = [s[:-4] + ".o" for s in srcs]
-    parallel([["clang++-22", "-fsycl", "-O2", "-c", s, "-o", o]
+    parallel([["clang++-22", "-fsycl"] + list(flags) + ["-c", s, "-o", o]
               for s, o in zip(srcs, objs)])
     rt = os.path.join(work, "rt.o")
     subprocess.check_call(["clang-22", "-c", os.path.join(

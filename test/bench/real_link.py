@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """real_link.py [--shapes 100x4,10x40] [--seed S] [--runs R] [--build DIR]
+              [--modes auto,off,per_source,per_kernel] [--jobs 2,1] [--debug]
 
 Link benchmark on device code that looks like real programs, beside
 sycl_link.py (whose kernels are one-line loops). For each shape TUSxKERNELS
@@ -20,7 +21,12 @@ with the argv clang++-22 passes, and prints median wall time, CPU time
 (user + system of the whole process tree) and peak memory (max RSS), with
 ratios to upstream; then one --wrapper-time-trace run of each fatlink
 configuration, summed per job kind (the phases). Every output is run once
-with the test runtime to check that each links a working program."""
+with the test runtime to check that each links a working program.
+--modes and --jobs choose the fatlink configurations (the large shapes
+take a while: 400x10 is 4,000 kernels, 1x2000 one unit of 2,000); --debug
+compiles with -g as well. --fail makes a program whose device link fails
+(the first two units define the same device function) and reports the
+time to the error instead."""
 import argparse
 import json
 import os
@@ -165,7 +171,13 @@ def gen_tu(r, i, tus, kernels):
     return "\n".join(out) + "\n"
 
 
-def write_sources(work, tus, kernels, seed):
+# With --fail: a device function the first two units both define, which
+# a kernel of each calls: the device link fails (so does the host link).
+DUP = "float bench_dup(float x) { return x * 2.0f; }\nstruct KDup%d;\n"
+DUP_CALL = "  st<KDup%d>([=]() { p[0] = bench_dup(p[0]); });\n}\n"
+
+
+def write_sources(work, tus, kernels, seed, fail=False):
     """Writes the program's header, units and main into `work`; returns the
     source paths."""
     r = random.Random(seed)
@@ -174,8 +186,13 @@ def write_sources(work, tus, kernels, seed):
     srcs = []
     for i in range(tus):
         p = os.path.join(work, "tu%d.cpp" % i)
+        text = gen_tu(r, i, tus, kernels)
+        if fail and i < 2:
+            at = text.index("void run_%d(" % i)
+            text = (text[:at] + DUP % i + text[at:text.rindex("}")] +
+                    DUP_CALL % i)
         with open(p, "w") as f:
-            f.write(gen_tu(r, i, tus, kernels))
+            f.write(text)
         srcs.append(p)
     main_cpp = os.path.join(work, "main.cpp")
     with open(main_cpp, "w") as f:
@@ -183,10 +200,11 @@ def write_sources(work, tus, kernels, seed):
     return srcs + [main_cpp]
 
 
-def make_program(work, tus, kernels, seed):
+def make_program(work, tus, kernels, seed, flags=("-O2",), fail=False):
     """Writes and compiles the program in `work`; returns the output path and
     the argv clang++-22 gives the wrapper to link it."""
-    return build_program(work, write_sources(work, tus, kernels, seed), SRC)
+    return build_program(work, write_sources(work, tus, kernels, seed, fail),
+                         SRC, flags)
 
 
 def phases(argv, env, out):
@@ -202,16 +220,46 @@ def phases(argv, env, out):
     return res
 
 
-def bench_shape(fatlink, tus, kernels, seed, runs):
+def bench_fail(fatlink, tus, kernels, seed, runs, debug):
+    """Time to the first error of a link that fails, against upstream."""
     work = tempfile.mkdtemp(prefix="fatlink-real-")
     try:
-        out, wargs = make_program(work, tus, kernels, seed)
+        out, wargs = make_program(work, tus, kernels, seed,
+                                  ("-O2", "-g") if debug else ("-O2",), True)
+        env, up_env = envs(work, LLVM_BIN)
+        up = os.path.join(LLVM_BIN, "clang-linker-wrapper")
+        configs = [("upstream", [up] + wargs, up_env),
+                   ("fatlink -j2", [fatlink] + wargs, env)]
+        res = {c[0]: [] for c in configs}
+        for _ in range(runs):
+            for name, argv, e in configs:
+                res[name].append(run_timed(argv, e, fails=True))
+        print("failing link: %d TUs x %d kernels (seed %d%s), %d runs, time to "
+              "the error (temporaries left: fatlink %d, upstream %d)" %
+              (tus, kernels, seed, ", -g" if debug else "", runs,
+               len(os.listdir(env["TMPDIR"])), len(os.listdir(up_env["TMPDIR"]))))
+        med = medians(res)
+        uw, um, uc = med["upstream"]
+        for name, _, _ in configs:
+            w, m, c = med[name]
+            print("  %-14s wall %6.3f s (%4.2fx)  cpu %6.3f s (%4.2fx)  "
+                  "peak %6.1f MiB (%4.2fx)" % (name, w, w / uw, c, c / uc, m,
+                                               m / um))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def bench_shape(fatlink, tus, kernels, seed, runs, modes, jobs_list, debug):
+    work = tempfile.mkdtemp(prefix="fatlink-real-")
+    try:
+        out, wargs = make_program(work, tus, kernels, seed,
+                                  ("-O2", "-g") if debug else ("-O2",))
         env, up_env = envs(work, LLVM_BIN)
         ours_tmp, up_tmp = env["TMPDIR"], up_env["TMPDIR"]
         up = os.path.join(LLVM_BIN, "clang-linker-wrapper")
         configs = [("upstream", [up] + wargs, up_env)]
-        for mode in ("auto", "off", "per_source", "per_kernel"):
-            for jobs in (2, 1):
+        for mode in modes:
+            for jobs in jobs_list:
                 configs.append(("%s -j%d" % (mode, jobs),
                                 [fatlink, "--sycl-module-split-mode=" + mode,
                                  "--wrapper-jobs=%d" % jobs] + wargs, env))
@@ -225,10 +273,10 @@ def bench_shape(fatlink, tus, kernels, seed, runs):
                     subprocess.check_call([out], stdout=subprocess.DEVNULL)
         left = {n: len(os.listdir(d)) for n, d in (("fatlink", ours_tmp),
                                                     ("upstream", up_tmp))}
-        print("realistic link benchmark: %d TUs x %d kernels (seed %d), %d runs, "
-              "%d cores (temporaries left: fatlink %d, upstream %d)" %
-              (tus, kernels, seed, runs, os.cpu_count(), left["fatlink"],
-               left["upstream"]))
+        print("realistic link benchmark: %d TUs x %d kernels (seed %d%s), %d "
+              "runs, %d cores (temporaries left: fatlink %d, upstream %d)" %
+              (tus, kernels, seed, ", -g" if debug else "", runs,
+               os.cpu_count(), left["fatlink"], left["upstream"]))
         med = medians(res)
         uw, um, uc = med["upstream"]
         for name, _, _ in configs:
@@ -236,9 +284,10 @@ def bench_shape(fatlink, tus, kernels, seed, runs):
             print("  %-14s wall %6.3f s (%4.2fx)  cpu %6.3f s (%4.2fx)  "
                   "peak %6.1f MiB (%4.2fx)" % (name, w, w / uw, c, c / uc, m,
                                                m / um))
-        for mode in ("off", "per_source", "per_kernel", "auto"):
-            print("  %-10s 1 -> 2 jobs: %.2fx" %
-                  (mode, med["%s -j1" % mode][0] / med["%s -j2" % mode][0]))
+        for mode in modes:
+            if 1 in jobs_list and 2 in jobs_list:
+                print("  %-10s 1 -> 2 jobs: %.2fx" %
+                      (mode, med["%s -j1" % mode][0] / med["%s -j2" % mode][0]))
         print("  phases (one --wrapper-time-trace run each; count x summed ms):")
         for name, argv, e in configs[1:]:
             ph = phases(argv, e, out)
@@ -254,11 +303,21 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--modes", default="auto,off,per_source,per_kernel")
+    ap.add_argument("--jobs", default="2,1")
+    ap.add_argument("--debug", action="store_true")
+    ap.add_argument("--fail", action="store_true")
     a = ap.parse_args()
     fatlink = os.path.join(os.path.abspath(a.build), "bin", "fatlink")
+    modes = a.modes.split(",")
+    jobs = [int(j) for j in a.jobs.split(",")]
     for shape in a.shapes.split(","):
         tus, kernels = (int(x) for x in shape.split("x"))
-        bench_shape(fatlink, tus, kernels, a.seed, a.runs)
+        if a.fail:
+            bench_fail(fatlink, tus, kernels, a.seed, a.runs, a.debug)
+        else:
+            bench_shape(fatlink, tus, kernels, a.seed, a.runs, modes, jobs,
+                        a.debug)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ changed (bit flips, 0x00/0xff bytes, large 32-bit values, cuts) and sorts
 what fatlink did: ok, a one-line error (exit 1), the one-line error of a
 crash inside LLVM (handled-crash), LLVM's fatal error, or a crash of fatlink
 itself (crash<signal>), a run over 20 s (timeout), an error of more than one
-line (-multiline), a temporary left (-tmpleft). With --whole the fat object
+line (-multiline), a temporary left (-tmpleft); and says the slowest run
+and the largest peak memory of a link (GNU time's maximum resident set),
+counting those over 2 GB. With --whole the fat object
 itself is mutated (ELF, offload binary and bitcode alike), as the issue's
 first experiment did. A failed host link (linker-error) shows ld's own
 lines before fatlink's. Inputs of each unusual kind
@@ -14,6 +16,7 @@ are kept (--keep) to become regression inputs. The bitcode is the
 specialization-constant test's (test/lit/Inputs/postlink/specconst.ll)."""
 import argparse
 import os
+import time
 import random
 import shutil
 import subprocess
@@ -72,6 +75,7 @@ def main():
         fat_obj = open(w("in.o"), "rb").read()
         r = random.Random(a.seed)
         stats = {}
+        slowest, peak, over_2g = 0.0, 0, 0
         for i in range(a.runs):
             if a.whole:
                 open(w("m.o"), "wb").write(mutate(r, fat_obj))
@@ -84,11 +88,21 @@ def main():
                 subprocess.check_call(["clang-22", "-c", "-x", "c", "/dev/null", "-Xclang",
                                        "-fembed-offload-object=" + w("m.bin"), "-o", w("m.o")])
             try:
-                p = subprocess.run([fat, "--linker-path=/usr/bin/ld", "-o", w("out"), w("main.o"),
+                start = time.monotonic()
+                p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", w("peak"), fat,
+                                    "--linker-path=/usr/bin/ld", "-o", w("out"), w("main.o"),
                                     w("m.o"), w("rt.o"), "-lc"], capture_output=True, timeout=20,
                                    env=dict(os.environ, TMPDIR=tmp))
-                err = p.stderr.decode("latin1")
-                rc = p.returncode
+                slowest = max(slowest, time.monotonic() - start)
+                kb = open(w("peak")).read().split()
+                kb = int(kb[-1]) if kb and kb[-1].isdigit() else 0
+                peak = max(peak, kb)
+                over_2g += kb > 2 * 1024 * 1024
+                # GNU time's own lines: a status, or the signal that killed it
+                lines = p.stderr.decode("latin1").splitlines()
+                killed = [x for x in lines if x.startswith("Command terminated by signal")]
+                err = "\n".join(x for x in lines if not x.startswith("Command "))
+                rc = -int(killed[0].split()[-1]) if killed else p.returncode
                 kind = ("crash%d" % -rc if rc < 0 else "ok" if rc == 0 else
                         "handled-crash" if "LLVM crashed" in err else
                         "llvm-error" if "LLVM error" in err else
@@ -110,6 +124,8 @@ def main():
                 shutil.copy(w("m.bc"), os.path.join(a.keep, "%s_%d.bc" % (kind, i)))
         print("link_mutations: %d runs (seed %d): %s" % (a.runs, a.seed, ", ".join(
             "%s %d" % kv for kv in sorted(stats.items()))))
+        print("link_mutations: slowest link %.1f s, largest peak %d MB, %d over 2 GB" %
+              (slowest, peak // 1024, over_2g))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
