@@ -122,9 +122,14 @@ void lw_errout_restore(void) {
   if (pipe_rd < 0)
     return;
   /* The pipe's last writer goes: the thread passes on what is left, then
-   * sees its end. */
+   * sees its end - unless a child we forked still holds the pipe, which
+   * the thread is not waited for long. */
   dup2(real_fd, 2);
-  pthread_join(drainer, NULL);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 2;
+  if (pthread_timedjoin_np(drainer, NULL, &until) != 0)
+    return; /* the thread goes with the process */
   close(pipe_rd);
   pipe_rd = -1;
 }
