@@ -6,6 +6,9 @@ docs/BitCodeFormat.rst), so that nothing tidies it up:
   types    a module whose type table says it holds 4,000,000,000 types
            (TYPE_CODE_NUMENTRY): LLVM's reader makes room for all of them
            (32 GB) before it reads one;
+  blocks   a function whose body says it has 4,000,000,000 basic blocks
+           (FUNC_CODE_DECLAREBLOCKS): room for them is made when the body
+           is read, which a lazy reader does only when the link needs it;
   selfref  a global variable whose initializer is an array constant whose
            element is that constant itself: LLVM 22's reader puts the
            constant on its work list again and again, until the list
@@ -62,10 +65,11 @@ class Bits:
                      for i in range(0, len(self.bits), 8))
 
 
-MODULE_BLOCK, CONSTANTS_BLOCK, TYPE_BLOCK = 8, 11, 17
-VERSION, GLOBALVAR = 1, 7                    # module records
-NUMENTRY, INTEGER, ARRAY = 1, 7, 11          # type records
-SETTYPE, AGGREGATE = 1, 7                    # constant records
+MODULE_BLOCK, CONSTANTS_BLOCK, FUNCTION_BLOCK, TYPE_BLOCK = 8, 11, 12, 17
+VERSION, GLOBALVAR, FUNCTION = 1, 7, 8              # module records
+NUMENTRY, VOID, INTEGER, ARRAY, FUNCTYPE = 1, 2, 7, 11, 21  # type records
+SETTYPE, AGGREGATE = 1, 7                           # constant records
+DECLAREBLOCKS = 1                                   # function records
 
 kind, out = sys.argv[1], sys.argv[2]
 b = Bits()
@@ -79,6 +83,18 @@ if kind == "types":
     types = b.enter(TYPE_BLOCK, 4)
     b.record(NUMENTRY, [4000000000])
     b.end(types)
+elif kind == "blocks":
+    b.record(VERSION, [1])
+    types = b.enter(TYPE_BLOCK, 4)
+    b.record(NUMENTRY, [2])
+    b.record(VOID, [])          # type 0: void
+    b.record(FUNCTYPE, [0, 0])  # type 1: void ()
+    b.end(types)
+    # value 0: a function of type 1 with a body (not a prototype)
+    b.record(FUNCTION, [1, 0, 0, 0, 0, 0, 0, 0, 0])
+    body = b.enter(FUNCTION_BLOCK, 4)
+    b.record(DECLAREBLOCKS, [4000000000])
+    b.end(body)
 elif kind == "selfref":
     b.record(VERSION, [1])
     types = b.enter(TYPE_BLOCK, 4)
