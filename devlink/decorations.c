@@ -90,9 +90,7 @@ static int sycl_properties(LLVMValueRef v) {
   LLVMValueRef g = dl__string_global(v);
   LLVMValueRef init = g ? LLVMGetInitializer(g) : NULL;
   size_t len;
-  const char *s = init && LLVMIsConstantString(init)
-                      ? LLVMGetAsString(init, &len)
-                      : NULL;
+  const char *s = dl__const_string(init, &len);
   return s && len >= sizeof want - 1 &&
          memcmp(s, want, sizeof want - 1) == 0 &&
          (len == sizeof want - 1 || s[sizeof want - 1] == '\0');

@@ -99,6 +99,9 @@ enum dl__getter {
   DL__GETTER_ALLOCA
 };
 enum dl__getter dl__spec_getter(LLVMValueRef f);
+/* The bytes of `init` when it is a constant string (an array of i8 as
+ * constant data), their count in *len; else NULL. */
+const char *dl__const_string(LLVMValueRef init, size_t *len);
 /* May declaration `f` be defined by another device image, found at run
  * time (dynamic linking)? A SYCL_EXTERNAL function ("sycl-module-id")
  * that is no intrinsic and whose name is not reserved ("__", also as the

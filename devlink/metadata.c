@@ -20,6 +20,15 @@ int dl__is_esimd(LLVMValueRef f) {
   return dl__md_ints(f, "sycl_explicit_simd", NULL, NULL, 0) >= 0;
 }
 
+const char *dl__const_string(LLVMValueRef init, size_t *len) {
+  /* LLVM-C's string test casts without checking: a poison or zero array
+   * of bytes (a malformed input's) must not get there. */
+  return init && LLVMIsAConstantDataSequential(init) &&
+                 LLVMIsConstantString(init)
+             ? LLVMGetAsString(init, len)
+             : NULL;
+}
+
 enum dl__getter dl__spec_getter(LLVMValueRef f) {
   static const struct {
     const char *prefix;

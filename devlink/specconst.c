@@ -195,9 +195,8 @@ static int read_call(LLVMValueRef ci, LLVMValueRef caller, struct call *c,
   LLVMValueRef name = strip(LLVMGetOperand(ci, first));
   LLVMValueRef init =
       name && LLVMIsAGlobalVariable(name) ? LLVMGetInitializer(name) : NULL;
-  if (!init || !LLVMIsConstantString(init))
+  if (!(c->id = dl__const_string(init, &c->idlen)))
     return bad_call(d, c, "has no constant symbolic id");
-  c->id = LLVMGetAsString(init, &c->idlen);
   if (c->idlen && c->id[c->idlen - 1] == '\0')
     c->idlen--;
   if (!c->idlen || memchr(c->id, '\0', c->idlen))
