@@ -38,8 +38,8 @@ static void bound_memory(const struct lw_inputs *in, int verbose) {
     fprintf(stderr,
             "fatlink: memory bound %llu MiB (inputs %llu MiB, cgroup limit "
             "%llu MiB)\n",
-            (unsigned long long)(bound >> 20), (unsigned long long)(bytes >> 20),
-            (unsigned long long)(cg >> 20));
+            (unsigned long long)(bound >> 20),
+            (unsigned long long)(bytes >> 20), (unsigned long long)(cg >> 20));
   lw_bound_memory(bound);
 }
 

@@ -24,8 +24,8 @@
  * std::terminate prints two lines of its own and aborts. */
 void (*_ZSt15set_new_handlerPFvvE(void (*handler)(void)))(void);
 
-/* Set once, by the main thread, before any other thread or child exists;
- * read by the handler and when tools start. */
+/* Set once, by the main thread, before the threads that run jobs and the
+ * children it forks exist; read by the handler and when tools start. */
 static struct rlimit start_limit, bound_limit;
 static int bounded;
 static char bound_text[96];
