@@ -98,8 +98,11 @@ def main():
                 kb = int(kb[-1]) if kb and kb[-1].isdigit() else 0
                 peak = max(peak, kb)
                 over_2g += kb > 2 * 1024 * 1024
-                # GNU time's own lines: a status, or the signal that killed it
-                lines = p.stderr.decode("latin1").splitlines()
+                # Lines end at "\n" only: a name from a mutated input may
+                # hold a byte that str.splitlines() would take for one
+                # (0x85, NEL, in latin-1); a terminal does not. GNU time's
+                # own lines: a status, or the signal that killed it.
+                lines = p.stderr.decode("latin1").rstrip("\n").split("\n")
                 killed = [x for x in lines if x.startswith("Command terminated by signal")]
                 err = "\n".join(x for x in lines if not x.startswith("Command "))
                 rc = -int(killed[0].split()[-1]) if killed else p.returncode
@@ -107,7 +110,7 @@ def main():
                         "handled-crash" if "LLVM crashed" in err else
                         "llvm-error" if "LLVM error" in err else
                         "linker-error" if "'/usr/bin/ld': failed" in err else "error%d" % rc)
-                lines = [x for x in err.splitlines() if "cannot find entry symbol" not in x]
+                lines = [x for x in err.split("\n") if x and "cannot find entry symbol" not in x]
                 # A host link that failed passes ld's own diagnostics through
                 # (a mutated object fatlink saw no device code in goes to ld).
                 if rc != 0 and len(lines) != 1 and kind != "linker-error":
