@@ -220,6 +220,16 @@ def phases(argv, env, out):
     return res
 
 
+def print_ratios(configs, med):
+    """Each configuration's medians and their ratios to upstream's."""
+    uw, um, uc = med["upstream"]
+    for name, _, _ in configs:
+        w, m, c = med[name]
+        print("  %-14s wall %6.3f s (%4.2fx)  cpu %6.3f s (%4.2fx)  "
+              "peak %6.1f MiB (%4.2fx)" % (name, w, w / uw, c, c / uc, m,
+                                           m / um))
+
+
 def bench_fail(fatlink, tus, kernels, seed, runs, debug):
     """Time to the first error of a link that fails, against upstream."""
     work = tempfile.mkdtemp(prefix="fatlink-real-")
@@ -239,12 +249,7 @@ def bench_fail(fatlink, tus, kernels, seed, runs, debug):
               (tus, kernels, seed, ", -g" if debug else "", runs,
                len(os.listdir(env["TMPDIR"])), len(os.listdir(up_env["TMPDIR"]))))
         med = medians(res)
-        uw, um, uc = med["upstream"]
-        for name, _, _ in configs:
-            w, m, c = med[name]
-            print("  %-14s wall %6.3f s (%4.2fx)  cpu %6.3f s (%4.2fx)  "
-                  "peak %6.1f MiB (%4.2fx)" % (name, w, w / uw, c, c / uc, m,
-                                               m / um))
+        print_ratios(configs, med)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -278,12 +283,7 @@ def bench_shape(fatlink, tus, kernels, seed, runs, modes, jobs_list, debug):
               (tus, kernels, seed, ", -g" if debug else "", runs,
                os.cpu_count(), left["fatlink"], left["upstream"]))
         med = medians(res)
-        uw, um, uc = med["upstream"]
-        for name, _, _ in configs:
-            w, m, c = med[name]
-            print("  %-14s wall %6.3f s (%4.2fx)  cpu %6.3f s (%4.2fx)  "
-                  "peak %6.1f MiB (%4.2fx)" % (name, w, w / uw, c, c / uc, m,
-                                               m / um))
+        print_ratios(configs, med)
         for mode in modes:
             if 1 in jobs_list and 2 in jobs_list:
                 print("  %-10s 1 -> 2 jobs: %.2fx" %
