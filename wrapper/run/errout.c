@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +100,13 @@ int lw_errout_capture(void) {
     return -1;
   }
   pipe_rd = fds[0];
-  if (pthread_create(&drainer, NULL, drain, NULL) != 0) {
+  /* The thread takes no signal: the loop thread handles them (tmp.c). */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int failed = pthread_create(&drainer, NULL, drain, NULL) != 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (failed) {
     close(fds[0]);
     close(fds[1]);
     fclose(f);
@@ -150,7 +157,9 @@ size_t lw_errout_llvm(char *out, size_t cap) {
     }
     if (n > 0)
       got += (size_t)n;
-    if (n <= 0 && !atomic_load(&draining))
+    /* 2 ms at least: the thread may have read bytes it has not yet said
+     * it is sorting */
+    if (n <= 0 && !atomic_load(&draining) && tries >= 2)
       break;
     struct timespec ms = {0, 1000000};
     nanosleep(&ms, NULL);
@@ -159,10 +168,12 @@ size_t lw_errout_llvm(char *out, size_t cap) {
   if (n > cap - 1)
     n = cap - 1;
   memcpy(out, kept, n);
-  /* Bytes taken here: what comes before LLVM's tag goes on; its lines from
-   * the tag on are kept, newlines as "; ". */
+  /* Bytes taken here: once LLVM has begun its last words, all of them are
+   * its (its reason may come in a write of its own); else what comes
+   * before its tag goes on, and its lines from the tag on are kept,
+   * newlines as "; ". */
   raw[got] = 0;
-  const char *tag = strstr(raw, "LLVM ERROR: ");
+  const char *tag = n ? raw : strstr(raw, "LLVM ERROR: ");
   ssize_t w = write(real_fd, raw, tag ? (size_t)(tag - raw) : got);
   (void)w;
   for (const char *p = tag; p && *p && n + 2 < cap; p++) {
