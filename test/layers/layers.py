@@ -57,7 +57,8 @@ ROOMS = {
         {"wrapper/run", "wrapper/base"}),
     "wrapper/run": (
         "the runner: job graph and scheduler, jobserver, work in a forked "
-        "child, temporary files; it knows jobs by their kinds only",
+        "child, temporary files, the process's memory bound and standard "
+        "error; it knows jobs by their kinds only",
         {"wrapper/base"}),
     "extract": (
         "input formats (one file each), archives resolved as a linker "

@@ -1,7 +1,9 @@
 /* run.h - private to wrapper/: the runner. One registry of temporary files
  * (tmp.c), the job graph and its scheduler (graph.c), GNU make's jobserver
- * (jobserver.c) and work in a forked child (fresh.c). The runner knows jobs
- * by their kinds only: it includes no planner or stage header. */
+ * (jobserver.c), work in a forked child (fresh.c), the memory the process
+ * allows itself (bound.c) and what LLVM writes to standard error
+ * (errout.c). The runner knows jobs by their kinds only: it includes no
+ * planner or stage header. */
 #ifndef LW_RUN_H
 #define LW_RUN_H
 
