@@ -83,10 +83,14 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   if (!rc) {
     const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");
     struct lw_graph_options go = {
-        o->jobs,    o->dry_run,
-        o->verbose, o->tool_timeout,
-        stderr,     &o->tool_launcher,
-        l->js,      delays ? (unsigned)atoi(delays) : 0};
+        .jobs = o->jobs,
+        .dry_run = o->dry_run,
+        .verbose = o->verbose,
+        .tool_timeout = o->tool_timeout,
+        .log = stderr,
+        .launcher = &o->tool_launcher,
+        .jobserver = l->js,
+        .delay_seed = delays ? (unsigned)atoi(delays) : 0};
     if (lw_graph_new(&go, &l->g))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }

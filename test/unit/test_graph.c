@@ -1,7 +1,8 @@
 /* test_graph.c - the scheduler with fake job kinds (after ninja's
  * FakeCommandRunner): dependency order, fail fast, the concurrency bound
- * shared by in-process work and tools, jobs that add jobs while the graph
- * runs, tool output capture, forked jobs, and dry runs. */
+ * shared by in-process work and tools, the memory bound on jobs' estimated
+ * footprints, jobs that add jobs while the graph runs, tool output capture,
+ * forked jobs, and dry runs. */
 #include "check.h"
 #include "run/run.h"
 
@@ -125,6 +126,44 @@ static void test_bound(void) {
     CHECK(strlen(order) == 6);
     lw_graph_free(g);
   }
+}
+
+/* Jobs start while their footprints fit the memory (4 job slots): 60 + 60
+ * does not fit 100, so one at a time; 130 takes two; a job bigger than all
+ * of it still runs, alone; without a bound all four slots fill. */
+static void test_memory(void) {
+  static const struct {
+    uint64_t memory;
+    int want;
+  } cases[] = {{100, 1}, {130, 2}, {0, 4}};
+  for (size_t c = 0; c < LW_ARRAY_SIZE(cases); c++) {
+    struct lw_graph_options o = {.jobs = 4, .memory = cases[c].memory};
+    struct lw_graph *g;
+    CHECK(lw_graph_new(&o, &g) == 0);
+    order[0] = 0;
+    running_max = 0;
+    for (int i = 0; i < 6; i++)
+      add(g, (char)('0' + i), 0, 30, NULL, 0)->footprint = 60;
+    struct lw_diag d = {0};
+    CHECK(lw_graph_run(g, &d) == 0);
+    CHECK(strlen(order) == 6);
+    CHECK(running_max == cases[c].want);
+    CHECK(!cases[c].memory || lw_graph_memory_peak(g) <= cases[c].memory);
+    lw_graph_free(g);
+  }
+  struct lw_graph_options o = {.jobs = 4, .memory = 100};
+  struct lw_graph *g;
+  CHECK(lw_graph_new(&o, &g) == 0);
+  order[0] = 0;
+  running_max = 0;
+  add(g, 'B', 0, 30, NULL, 0)->footprint = 500;
+  add(g, 's', 0, 30, NULL, 0)->footprint = 10;
+  struct lw_diag d = {0};
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(strcmp(order, "Bs") == 0); /* the small one waited its turn */
+  CHECK(running_max == 1);
+  CHECK(lw_graph_memory_peak(g) == 500);
+  lw_graph_free(g);
 }
 
 static void test_grow(void) {
@@ -299,6 +338,7 @@ static void test_dry_run(void) {
 int main(void) {
   test_order();
   test_fail_fast();
+  test_memory();
   test_bound();
   test_grow();
   test_tools();

@@ -33,6 +33,9 @@ struct lw_graph {
   struct lw_job *all, **all_tail;
   struct lw_job *ready, **ready_tail;
   int running, peak, failed;
+  /* --wrapper-memory: what running jobs hold by their estimates
+   * (lw_job.footprint), and the most they held at once */
+  uint64_t mem_held, mem_peak;
   int llvm_running; /* in-process jobs using LLVM: no fork meanwhile */
   struct lw_diag diag;
   uint64_t t0;
@@ -70,6 +73,7 @@ struct forked {
 };
 
 static void start_ready(struct lw_graph *g);
+static void stopped(struct lw_graph *g, struct lw_job *j);
 
 int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out) {
   struct lw_graph *g = calloc(1, sizeof *g);
@@ -326,7 +330,7 @@ static void after_work_cb(uv_work_t *req, int status) {
   int rc = status == UV_ECANCELED ? LW_ECANCELED : w->rc;
   free(w);
   j->runner = NULL;
-  g->running--;
+  stopped(g, j);
   if (!j->kind->no_llvm)
     g->llvm_running--;
   finish(g, j, rc);
@@ -369,7 +373,7 @@ static void proc_closed(uv_handle_t *h) {
   }
   free(p);
   j->runner = NULL;
-  g->running--;
+  stopped(g, j);
   finish(g, j, rc);
   start_ready(g);
 }
@@ -512,7 +516,7 @@ static void forked_closed(uv_handle_t *h) {
     rc = lw_error(&j->diag, rc, "%s: %s", j->what ? j->what : j->kind->name,
                   cd.msg);
   }
-  g->running--;
+  stopped(g, j);
   finish(g, j, rc);
   start_ready(g);
 }
@@ -582,6 +586,31 @@ static int fork_job(struct lw_graph *g, struct lw_job *j) {
 }
 
 /* May the job start now? A fork waits until no in-process job runs LLVM. */
+/* A job stopped running: its slot and its memory are free again. */
+static void stopped(struct lw_graph *g, struct lw_job *j) {
+  g->running--;
+  g->mem_held -= j->footprint;
+}
+
+/* Does the job's estimate fit the memory left (lw_graph_options.memory)?
+ * A job that needs more than all of it runs alone. The first time a job
+ * waits for memory, --wrapper-verbose says so. */
+static int memory_free(struct lw_graph *g, struct lw_job *j) {
+  if (!g->opt.memory || g->opt.dry_run || g->running == 0 ||
+      g->mem_held + j->footprint <= g->opt.memory)
+    return 1;
+  if (g->opt.verbose && !j->mem_waited)
+    fprintf(g->opt.log,
+            "fatlink: %s waits for memory: it may take %llu MiB, running jobs "
+            "hold %llu of %llu MiB\n",
+            j->what ? j->what : j->kind->name,
+            (unsigned long long)(j->footprint >> 20),
+            (unsigned long long)(g->mem_held >> 20),
+            (unsigned long long)(g->opt.memory >> 20));
+  j->mem_waited = 1;
+  return 0;
+}
+
 static int can_start(const struct lw_graph *g, const struct lw_job *j) {
   return g->opt.dry_run || !j->kind->fork_run || g->llvm_running == 0;
 }
@@ -625,15 +654,18 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   g->running++;
   if (g->running > g->peak)
     g->peak = g->running;
+  g->mem_held += j->footprint;
+  if (g->mem_held > g->mem_peak)
+    g->mem_peak = g->mem_held;
   if (j->kind->fork_run) {
     if ((rc = fork_job(g, j)) != 0) {
-      g->running--;
+      stopped(g, j);
       fail(g, j, rc);
     }
   } else if (j->kind->run) {
     struct work *w = calloc(1, sizeof *w);
     if (!w) {
-      g->running--;
+      stopped(g, j);
       fail(g, j, lw_error(&j->diag, LW_ENOMEM, "out of memory"));
       return;
     }
@@ -650,7 +682,7 @@ static void start(struct lw_graph *g, struct lw_job *j) {
     if (j->kind->long_running && j->state == RUNNING)
       long_begin(g, j);
   } else {
-    g->running--;
+    stopped(g, j);
     finish(g, j, 0);
   }
 }
@@ -688,7 +720,9 @@ static void start_ready(struct lw_graph *g) {
       link = &j->next_ready;
       continue;
     }
-    if (!slot_free(g))
+    /* Jobs start in their order: one that waits for memory holds back
+     * those after it. */
+    if (!memory_free(g, j) || !slot_free(g))
       break;
     *link = j->next_ready;
     if (!*link)
@@ -724,6 +758,8 @@ int lw_graph_run(struct lw_graph *g, struct lw_diag *d) {
 }
 
 int lw_graph_peak(const struct lw_graph *g) { return g->peak; }
+
+uint64_t lw_graph_memory_peak(const struct lw_graph *g) { return g->mem_peak; }
 
 int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
                          struct lw_diag *d) {

@@ -194,6 +194,10 @@ struct lw_job {
                               NULL: ours */
   const char *env_set;     /* "NAME=value" set in the tool's environment,
                               or NULL */
+  uint64_t footprint;      /* the memory it may take while it runs, in
+                              bytes, as its adder estimates it (0: little):
+                              what lw_graph_options.memory counts */
+  int mem_waited;          /* it waited for memory (said once) */
   int exit_status;         /* tool's status (128+sig for a signal) */
   struct lw_buf out;       /* captured stdout+stderr of a tool; what a
                               forked child sent */
@@ -221,6 +225,9 @@ struct lw_graph_options {
                                        but the host side's, or NULL */
   struct lw_jobserver *jobserver;   /* make's, or NULL: a job beyond the
                                        first needs one of its tokens */
+  uint64_t memory; /* bytes the running jobs' footprints may add up to
+                      (0: no limit); jobs start in order while the next
+                      fits, and one that needs more than all runs alone */
   unsigned delay_seed; /* tests (FATLINK_TEST_JOB_DELAYS): in-process jobs
                           sleep 0-20 ms first, seeded, so that they finish
                           in another order; 0: never */
@@ -250,6 +257,8 @@ int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
 
 /* Highest number of jobs that ran at once (for tests). */
 int lw_graph_peak(const struct lw_graph *g);
+/* The most their footprints added up to at once (for tests). */
+uint64_t lw_graph_memory_peak(const struct lw_graph *g);
 
 void lw_graph_free(struct lw_graph *g);
 
