@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -503,8 +504,10 @@ static void forked_closed(uv_handle_t *h) {
   struct lw_job *j = f->j;
   struct lw_graph *g = j->graph;
   int status = 0;
-  while (waitpid(f->pid, &status, 0) < 0 && errno == EINTR)
+  struct rusage ru;
+  while (wait4(f->pid, &status, 0, &ru) < 0 && errno == EINTR)
     ;
+  j->max_rss_kib = (uint64_t)ru.ru_maxrss; /* for the time trace */
   lw_tmp_untrack_child(f->pid);
   free(f);
   j->runner = NULL;
@@ -776,9 +779,19 @@ int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
       continue;
     fprintf(f,
             "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
-            "\"ts\":%.0f,\"dur\":%.0f}",
+            "\"ts\":%.0f,\"dur\":%.0f",
             first ? "" : ",", j->kind->name, tid, j->start_us,
             j->end_us - j->start_us);
+    /* What memory says about the job: its estimate, whether it waited for
+     * memory, and a forked job's peak (its own process). */
+    if (j->footprint || j->mem_waited || j->max_rss_kib)
+      fprintf(f,
+              ",\"args\":{\"footprintBytes\":%llu,\"waitedForMemory\":%s,"
+              "\"maxRssKiB\":%llu}",
+              (unsigned long long)j->footprint,
+              j->mem_waited ? "true" : "false",
+              (unsigned long long)j->max_rss_kib);
+    fputc('}', f);
     first = 0;
   }
   fprintf(f, "\n]}\n");

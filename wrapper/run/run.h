@@ -198,6 +198,7 @@ struct lw_job {
                               bytes, as its adder estimates it (0: little):
                               what lw_graph_options.memory counts */
   int mem_waited;          /* it waited for memory (said once) */
+  uint64_t max_rss_kib;    /* a forked job's peak, its own process's */
   int exit_status;         /* tool's status (128+sig for a signal) */
   struct lw_buf out;       /* captured stdout+stderr of a tool; what a
                               forked child sent */
