@@ -16,7 +16,8 @@
  * Kernels are grouped by the split mode (off: one group; per_source: one per
  * translation unit, the "sycl-module-id" attribute, which dl_link sets from
  * the input a kernel came from when the compiler did not; per_kernel: one
- * each; auto: per_source) and then by their optional features (seed 001):
+ * each; auto: per_source) and then by their optional features (the design
+ * document "Behavior for optional kernel features"):
  * kernels share a module only if the aspects used anywhere in their call
  * graphs, their required work-group and sub-group sizes and their fixed
  * targets are the same; ESIMD kernels (!sycl_explicit_simd) never share a
