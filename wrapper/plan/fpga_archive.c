@@ -1,9 +1,9 @@
-/* fpga_archive.c - --fpga-link-type (the design document "spir64_fpga
- * support"): an archive instead of the registration object and the host
- * link, once every device job is done. Its members are the link's fat
- * objects without their SYCL device code, and a device member holding the
- * FPGA binaries of the link's modules (early: aoc's AOCR; image: its
- * AOCX). */
+/* fpga_archive.c - --fpga-link-type ("Proposed design for offloading
+ * model", its spir64_fpga part): an archive instead of the registration
+ * object and the host link, once every device job is done. Its members are
+ * the link's fat objects without their SYCL device code, and a device
+ * member holding the FPGA binaries of the link's modules (early: aoc's
+ * AOCR; image: its AOCX). */
 #include "plan/planner.h"
 
 #include <stdio.h>
