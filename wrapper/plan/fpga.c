@@ -57,11 +57,9 @@ struct fpga_desc {
   size_t n;
 };
 
-/* The input file of an origin: an archive's "lib.a(member)" is lib.a. */
-static size_t file_len(const char *origin) { return strcspn(origin, "("); }
-
 static int same_file(const struct ex_image *a, const char *file, size_t len) {
-  return file_len(a->origin) == len && memcmp(a->origin, file, len) == 0;
+  return lw__origin_file_len(a->origin) == len &&
+         memcmp(a->origin, file, len) == 0;
 }
 
 /* Does the image name its kernels itself (fatlink's form)? */
@@ -101,7 +99,7 @@ static int desc_at(struct target *dt, size_t i, struct fpga_desc **out,
 static int from_descriptor(struct fpga_image *f, struct lw_diag *d) {
   const struct target *t = f->t;
   const char *file = f->img->origin;
-  size_t len = file_len(file), rank = 0;
+  size_t len = lw__origin_file_len(file), rank = 0;
   for (size_t i = 0; i < f->index; i++)
     rank += same_file(t->imgs[i], file, len) && !self_described(t->imgs[i]);
   struct target *dt = twin(t, &lw_fpga_desc_planner);
@@ -146,7 +144,7 @@ static int desc_first_job(struct lw_graph *g, struct target *dt,
   const struct target *t = twin(dt, &lw_fpga_planner);
   for (size_t i = 0; i < dt->nimgs; i++) {
     const char *file = dt->imgs[i]->origin;
-    size_t len = file_len(file), k = 0, described = 0, images = 0;
+    size_t len = lw__origin_file_len(file), k = 0, described = 0, images = 0;
     while (k < i && !same_file(dt->imgs[k], file, len))
       k++;
     if (k < i)

@@ -11,9 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The input file of an origin: an archive's "lib.a(member)" is lib.a. */
-static size_t file_len(const char *origin) { return strcspn(origin, "("); }
-
 #ifndef LW_AR
 #define LW_AR "llvm-ar"
 #endif
@@ -239,7 +236,7 @@ static int device_only(const struct lw_plan *p, const char *in) {
  * (DPC++'s early archives hold it in members of its own). */
 static int add_archive(struct archive *a, struct lw_plan *p, const char *origin,
                        struct lw_diag *d) {
-  size_t len = file_len(origin);
+  size_t len = lw__origin_file_len(origin);
   if (!origin[len])
     return 0;
   for (size_t i = 0; i < a->n; i++)
@@ -311,7 +308,7 @@ static int archive_done(struct lw_graph *g, struct lw_job *j,
     for (size_t k = 0; !rc && reimaged(p, &p->t[i]) && k < p->t[i].nimgs; k++) {
       const char *in = p->t[i].imgs[k]->origin;
       rc = add_archive(a, p, in, d);
-      if (!rc && !in[file_len(in)] && !device_only(p, in) &&
+      if (!rc && !in[lw__origin_file_len(in)] && !device_only(p, in) &&
           add_member(a, p, in))
         rc = lw_error(d, LW_ENOMEM, "out of memory");
     }

@@ -22,6 +22,10 @@ static const struct {
 };
 
 /* Older DPC++ spells the triples with a "-sycldevice" environment. */
+size_t lw__origin_file_len(const char *origin) {
+  return strcspn(origin, "(");
+}
+
 int lw__fpga_kind_of(const char *triple, enum fpga_kind *k) {
   for (size_t i = 0; i < LW_ARRAY_SIZE(kinds); i++) {
     size_t n = strlen(kinds[i].triple);

@@ -256,6 +256,9 @@ enum fpga_kind { FPGA_AOCX, FPGA_AOCR, FPGA_AOCO, FPGA_DEP };
 /* The kind of FPGA binary a triple names (older DPC++ adds "-sycldevice");
  * 0 when none. */
 int lw__fpga_kind_of(const char *triple, enum fpga_kind *k);
+/* The length of the input file's name in an origin: an archive member's
+ * "lib.a(member)" is lib.a's. */
+size_t lw__origin_file_len(const char *origin);
 
 /* One AOCX or AOCR image of an FPGA target (fpga.c), which an FPGA archive
  * link takes too. */
