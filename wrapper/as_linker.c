@@ -210,12 +210,15 @@ static int has_arg(const struct lw_strvec *v, const char *a) {
   return 0;
 }
 
-int lw_as_linker_runtime(struct lw_options *o, const struct ex_set *set) {
-  int openmp = 0;
+int lw_links_openmp(const struct ex_set *set) {
   for (size_t i = 0; i < set->n; i++)
-    openmp |=
-        !set->images[i].linked && set->images[i].offload_kind == EX_OFK_OPENMP;
-  if (!openmp)
+    if (!set->images[i].linked && set->images[i].offload_kind == EX_OFK_OPENMP)
+      return 1;
+  return 0;
+}
+
+int lw_as_linker_runtime(struct lw_options *o, const struct ex_set *set) {
+  if (!lw_links_openmp(set))
     return 0;
   /* What clang -fopenmp adds: the registration object calls libomptarget,
    * and the host code libomp. */

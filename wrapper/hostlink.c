@@ -6,10 +6,11 @@
  *     object before every other input, as upstream does, so archives later
  *     on the line can satisfy the runtime symbols it references);
  *   - the environment that tells a nested fatlink it runs under us;
- *   - the -L directories and the libraries -l names that are not static
- *     archives: the host link's shared libraries (the OpenMP runtime, libm)
- *     serve an OpenMP device link too, as upstream; a static archive's
- *     device code is among the images already.
+ *   - for a link with OpenMP device code, the -L directories and the
+ *     libraries -l names that are not static archives: the host link's
+ *     shared libraries (the OpenMP runtime, libm) serve an OpenMP device
+ *     link too, as upstream; a static archive's device code is among the
+ *     images already. (Other links do not search the disk for them.)
  * The arguments are walked as ld reads them, so an option's value is never
  * taken for an output spelling or a library. */
 #include "internal.h"
@@ -64,10 +65,11 @@ static int shared_libs(const struct lw_strvec *la, struct lw_strvec *out) {
   return rc;
 }
 
-int lw_host_link_line(const struct lw_options *o, struct lw_link_line *line) {
+int lw_host_link_line(const struct lw_options *o, const struct ex_set *set,
+                      struct lw_link_line *line) {
   memset(line, 0, sizeof *line);
   if (user_args(&o->linker_args, &line->args) ||
-      shared_libs(&o->linker_args, &line->shared) ||
+      (lw_links_openmp(set) && shared_libs(&o->linker_args, &line->shared)) ||
       (o->linker_path &&
        !(line->chain_env = lw_as_linker_chain_env(o->argv0, o->linker_path))))
     return LW_ENOMEM;

@@ -36,6 +36,9 @@ int lw_as_linker_named(const char *argv0);
 /* "FATLINK_HOST_LINK=<argv0> -> <linker>", for the host linker's
  * environment (malloc'd), or NULL. */
 char *lw_as_linker_chain_env(const char *argv0, const char *linker);
+/* Does `set` hold OpenMP device code this link builds (not a linked
+ * file's)? */
+int lw_links_openmp(const struct ex_set *set);
 /* Adds the OpenMP runtime libraries to the link when `set` holds OpenMP
  * device code (as clang -fopenmp does). LW_ENOMEM on failure. */
 int lw_as_linker_runtime(struct lw_options *o, const struct ex_set *set);
@@ -86,8 +89,11 @@ struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args, size_t i);
 /* ---- hostlink.c --------------------------------------------------------- */
 
 /* What the plan needs of the host link's command line (o->linker_args, as
- * ld reads them): see struct lw_link_line. LW_ENOMEM or 0. */
-int lw_host_link_line(const struct lw_options *o, struct lw_link_line *line);
+ * ld reads them): see struct lw_link_line; its shared libraries only for a
+ * link of `set`'s OpenMP device code (they are searched for on disk).
+ * LW_ENOMEM or 0. */
+int lw_host_link_line(const struct lw_options *o, const struct ex_set *set,
+                      struct lw_link_line *line);
 void lw_link_line_free(struct lw_link_line *line);
 
 #endif

@@ -78,7 +78,7 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
   }
   if (!rc && o->as_linker && lw_as_linker_runtime(o, &l->set))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
-  if (!rc && lw_host_link_line(o, &l->line))
+  if (!rc && lw_host_link_line(o, &l->set, &l->line))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc) {
     const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");

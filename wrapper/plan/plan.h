@@ -88,9 +88,10 @@ struct lw_link_line {
   /* "FATLINK_HOST_LINK=<argv0> -> <linker>" for the host linker's
    * environment (as_linker.c). */
   char *chain_env;
-  /* -L<dir> for each directory, then -l<name> for each library that is not
-   * a static archive: the shared libraries that serve an OpenMP device
-   * link too (a static archive's device code is among the images). */
+  /* With OpenMP device code: -L<dir> for each directory, then -l<name> for
+   * each library that is not a static archive: the shared libraries that
+   * serve an OpenMP device link too (a static archive's device code is
+   * among the images). */
   struct lw_strvec shared;
 };
 
