@@ -49,6 +49,10 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
  * SPIR-V yet? */
 int dl_spirv_fresh(void);
 
+/* Checks the SPIR-V module's ids: each below the header's bound, defined
+ * once, and every id used defined; LW_EBADOUT and what is wrong when not. */
+int dl_spirv_check_ids(const unsigned char *spv, size_t n, struct lw_diag *d);
+
 /* Checks the SPIR-V module as spirv-val does: LW_EBADOUT and the
  * validator's first line when it breaks a rule. */
 int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d);

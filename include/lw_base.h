@@ -161,8 +161,9 @@ int lw_args_fit(const struct lw_strvec *argv);
 int lw_response_file_text(const struct lw_strvec *args, size_t from,
                           struct lw_buf *out);
 
-/* A size as an option gives it (--cache-size=): bytes, or K, M, G, T of
- * them (binary). */
-int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d);
+/* A size as option `opt` (--cache-size) gives it: bytes, or K, M, G, T
+ * of them (binary). */
+int lw_parse_size(const char *opt, const char *v, uint64_t *out,
+                  struct lw_diag *d);
 
 #endif

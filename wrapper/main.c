@@ -43,6 +43,22 @@ static void bound_memory(const struct lw_inputs *in, int verbose) {
   lw_bound_memory(bound);
 }
 
+/* The memory the link's jobs may take at once: as given, else the
+ * cgroup's limit or what the kernel says is available, whichever is less
+ * (0: no budget). */
+static uint64_t memory_budget(const struct lw_options *o) {
+  if (o->memory != UINT64_MAX)
+    return o->memory;
+  uint64_t cg = lw_cgroup_limit(), avail = lw_mem_available();
+  uint64_t budget = cg && (!avail || cg < avail) ? cg : avail;
+  if (o->verbose)
+    fprintf(stderr, "fatlink: memory budget %llu MiB (cgroup limit %llu MiB, "
+                    "available %llu MiB)\n",
+            (unsigned long long)(budget >> 20), (unsigned long long)(cg >> 20),
+            (unsigned long long)(avail >> 20));
+  return budget;
+}
+
 /* Inputs are read by `jobs` threads at once (1 under make's jobserver,
  * which counts them as jobs too). */
 static int scan_inputs(const struct lw_options *o, int jobs, struct ex_set *set,
@@ -84,6 +100,8 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
     const char *delays = getenv("FATLINK_TEST_JOB_DELAYS");
     struct lw_graph_options go = {
         .jobs = o->jobs,
+        .memory = memory_budget(o),
+        .memory_self = 1,
         .dry_run = o->dry_run,
         .verbose = o->verbose,
         .tool_timeout = o->tool_timeout,

@@ -25,10 +25,10 @@ enum id {
   O_RELOCATABLE, O_OPT_LEVEL, O_MLLVM, O_OFFLOAD_OPT, O_TIME_TRACE, O_HELP,
   O_VERSION, O_V, O_SYCL_DEVLIBS, O_SYCL_DEVLIB_LOC, O_SYCL_POST_LINK,
   O_SYCL_IMAGE_DEPS, O_SYCL_ALLOW_UNDEF, O_SYCL_ALLOW_SIZES, O_CACHE_DIR,
-  O_CACHE_SIZE, O_TOOL_LAUNCHER,
+  O_CACHE_SIZE, O_MEMORY, O_TOOL_LAUNCHER,
   O_GPU_LAUNCHER, O_CPU_LAUNCHER, O_FPGA_LAUNCHER, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
-  O_EMIT_ISOLATION, O_SPIRV_EXT,
+  O_EMIT_ISOLATION, O_SPIRV_CHECK, O_SPIRV_EXT,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
@@ -56,6 +56,10 @@ static const struct opt table[] = {
      "[<triple>=]<arg>: pass <arg> to the device compile of <triple>"},
     {"--wrapper-jobs=", JOINED, O_JOBS, 0,
      "run at most <n> jobs (tools and in-process steps) at once"},
+    {"--wrapper-memory=", JOINED, O_MEMORY, 0,
+     "<n>[K|M|G]: the memory the link may take at once, fatlink and its "
+     "jobs by their estimates; jobs wait for it (default: the cgroup's "
+     "limit or the memory available, whichever is less; 0: no budget)"},
     {"--dry-run", FLAG, O_DRY_RUN, 0,
      "print every step and command in order, run nothing"},
     {"--save-temps", FLAG, O_SAVE_TEMPS, 0,
@@ -201,8 +205,11 @@ static const struct opt table[] = {
      "process (default) or with an external llvm-spirv"},
     {"--sycl-emit-isolation=", JOINED, O_EMIT_ISOLATION, 0,
      "batch|module: each batch of SYCL modules emitted by a process of its "
-     "own, every module validated and an invalid one made again alone "
+     "own, every module checked and an invalid one made again alone "
      "(batch, the default), or every module by a process of its own"},
+    {"--spirv-check=", JOINED, O_SPIRV_CHECK, 0,
+     "ids|full: check each SPIR-V module's ids (each defined once, below "
+     "the bound; the default), or validate it as spirv-val does"},
     {"--spirv-extensions=", JOINED, O_SPIRV_EXT, 0,
      "<+ext,-ext,all,none,...>: edit the SPIR-V extensions LLVM's back end "
      "may use (default: DPC++'s set for its SPIR targets)"},
@@ -477,7 +484,7 @@ static int neutral(enum id id) {
   case O_TIME_TRACE: case O_TIME_TRACE_FILE: case O_TIME_TRACE_GRAIN:
   case O_HELP: case O_HELP_HIDDEN: case O_DEVICE_TRIPLE: case O_ACCEPTED:
   case O_VERSION: case O_LINKER_PATH: case O_TOOL_TIMEOUT:
-  case O_CACHE_DIR: case O_CACHE_SIZE:
+  case O_CACHE_DIR: case O_CACHE_SIZE: case O_SPIRV_CHECK: case O_MEMORY:
     return 1;
   default:
     return 0;
@@ -616,7 +623,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->cache_dir = o->storage.v[o->storage.n - 1];
     return 0;
   case O_CACHE_SIZE:
-    return lw_parse_size(v, &o->cache_size, d);
+    return lw_parse_size("--cache-size", v, &o->cache_size, d);
+  case O_MEMORY:
+    return lw_parse_size("--wrapper-memory", v, &o->memory, d);
   case O_TOOL_LAUNCHER:
   case O_GPU_LAUNCHER:
   case O_CPU_LAUNCHER:
@@ -660,6 +669,8 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_EMIT_ISOLATION:
     return one_of("--sycl-emit-isolation", v, "batch", "module",
                   &o->sycl_emit_alone, d);
+  case O_SPIRV_CHECK:
+    return one_of("--spirv-check", v, "ids", "full", &o->spirv_validate, d);
   case O_LLVM_SPIRV:
     return lw_strvec_split(&o->llvm_spirv_opts, v, ' ');
   case O_SPIRV_EXT:
@@ -705,6 +716,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   o->split_mode = DL_SPLIT_AUTO;
   o->time_trace_grain = 500;
   o->cache_size = (uint64_t)5 << 30;
+  o->memory = UINT64_MAX;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->jobs = cores > 0 ? (int)cores : 1;
   struct lw_strvec args = {0};

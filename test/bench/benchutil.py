@@ -1,6 +1,7 @@
 """benchutil.py - what the benchmarks share: timing a command as a whole
 process tree (wall time; CPU time, user + system, and peak memory from
-wait4's rusage, which covers the children it waited for), running
+wait4's rusage, which covers the children it waited for: the largest
+process's peak; or, sampled, the whole tree's at once), running
 generation commands in parallel, the wrapper argv clang++-22 would pass,
 and medians."""
 import os
@@ -8,23 +9,78 @@ import shlex
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 
-def run_timed(argv, env, fails=False):
+def tree_pss(root):
+    """The proportional set size, in KiB, of `root` and every process below
+    it (memory that forked processes share counts once in all)."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    st = f.read()
+                parent[int(d)] = int(st[st.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError):
+                pass
+    total = 0
+    for pid in parent:
+        p = pid
+        while p in parent and p != root:
+            p = parent[p]
+        if p != root:
+            continue
+        try:
+            with open("/proc/%d/smaps_rollup" % pid) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return total
+
+
+class TreeSampler:
+    """Samples tree_pss(pid) every `period` seconds until stop(); .peak is
+    the most seen, in MiB."""
+    def __init__(self, pid, period=0.02):
+        self.pid, self.period, self.peak = pid, period, 0.0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.done.is_set():
+            self.peak = max(self.peak, tree_pss(self.pid) / 1024.0)
+            self.done.wait(self.period)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        return self.peak
+
+
+def run_timed(argv, env, fails=False, tree=False):
     """Runs argv with env; returns (wall seconds, peak MiB, CPU seconds).
-    Exits on failure (with `fails`, on success: the link must fail)."""
+    The peak is the largest process's, or with `tree` the most the whole
+    tree held at once (sampled). Exits on failure (with `fails`, on
+    success: the link must fail)."""
     start = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         os.execve(argv[0], argv, env)
+    sampler = TreeSampler(pid) if tree else None
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - start
+    peak = sampler.stop() if sampler else ru.ru_maxrss / 1024.0
     code = os.waitstatus_to_exitcode(status)
     if (code != 0) != fails:
         sys.exit("benchmark: %s %s" % (argv[0], "succeeded" if fails else
                                        "failed"))
-    return wall, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime
+    return wall, peak, ru.ru_utime + ru.ru_stime
 
 
 def parallel(cmds):

@@ -117,8 +117,45 @@ static void test_validate(void) {
   CHECK(dl_spirv_validate((const unsigned char *)m, 18, &d) == LW_EBADOUT);
 }
 
+/* The ids' check catches what LLVM 22 breaks, each in one line. */
+static void test_check_ids(void) {
+  uint32_t m[64];
+  struct lw_diag d = {0};
+  memcpy(m, minimal, sizeof minimal);
+  CHECK(dl_spirv_check_ids((const unsigned char *)m, sizeof minimal, &d) == 0);
+
+  m[3] = 2;
+  CHECK(dl_spirv_check_ids((const unsigned char *)m, sizeof minimal, &d) ==
+        LW_EBADOUT);
+  CHECK(strcmp(d.msg, "invalid SPIR-V: ID 2 is not below the header's ID "
+                      "bound") == 0);
+
+  memcpy(m, minimal, sizeof minimal);
+  m[25] = 3;
+  memset(&d, 0, sizeof d);
+  CHECK(dl_spirv_check_ids((const unsigned char *)m, sizeof minimal, &d) ==
+        LW_EBADOUT);
+  CHECK(strcmp(d.msg, "invalid SPIR-V: Id 3 is defined more than once") == 0);
+
+  memcpy(m, minimal, sizeof minimal);
+  m[3] = 6;
+  m[23] = 5; /* the function's type: an id nothing defines */
+  memset(&d, 0, sizeof d);
+  CHECK(dl_spirv_check_ids((const unsigned char *)m, sizeof minimal, &d) ==
+        LW_EBADOUT);
+  CHECK(strcmp(d.msg, "invalid SPIR-V: ID 5 is used but not defined") == 0);
+
+  m[3] = 0;
+  memset(&d, 0, sizeof d);
+  CHECK(dl_spirv_check_ids((const unsigned char *)m, sizeof minimal, &d) ==
+        LW_EBADOUT);
+  CHECK(strcmp(d.msg, "invalid SPIR-V: the header's ID bound is 0") == 0);
+  CHECK(dl_spirv_check_ids((const unsigned char *)m, 18, &d) == LW_EBADOUT);
+}
+
 int main(void) {
   test_fresh_call();
   test_validate();
+  test_check_ids();
   return check_report("fresh");
 }

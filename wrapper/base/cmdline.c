@@ -140,7 +140,8 @@ int lw_response_file_text(const struct lw_strvec *args, size_t from,
   return 0;
 }
 
-int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d) {
+int lw_parse_size(const char *opt, const char *v, uint64_t *out,
+                  struct lw_diag *d) {
   char *end;
   errno = 0;
   unsigned long long n = strtoull(v, &end, 10);
@@ -150,9 +151,9 @@ int lw_parse_size(const char *v, uint64_t *out, struct lw_diag *d) {
     end++;
   if (end == v || *end || errno || *v == '-' || n > (UINT64_MAX >> shift))
     return lw_error(d, LW_EINVAL,
-                    "invalid --cache-size value '%s' (expected a number of "
-                    "bytes, with K, M, G or T after it for binary units)",
-                    v);
+                    "invalid %s value '%s' (expected a number of bytes, "
+                    "with K, M, G or T after it for binary units)",
+                    opt, v);
   *out = (uint64_t)n << shift;
   return 0;
 }

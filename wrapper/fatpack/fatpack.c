@@ -502,7 +502,7 @@ static int cmd_cache(int argc, char **argv, struct lw_diag *d) {
     if (!strncmp(argv[i], "--cache-dir=", 12))
       dir = argv[i] + 12;
     else if (!strncmp(argv[i], "--cache-size=", 13))
-      rc = lw_parse_size(argv[i] + 13, &size, d);
+      rc = lw_parse_size("--cache-size", argv[i] + 13, &size, d);
     else if (!what && (!strcmp(argv[i], "stats") || !strcmp(argv[i], "clear") ||
                        !strcmp(argv[i], "prune")))
       what = argv[i];

@@ -30,6 +30,7 @@ struct lw_options {
   const char *device_lib_dir;   /* --sycl-device-library-location= */
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
   int sycl_emit_alone;          /* --sycl-emit-isolation=module */
+  int spirv_validate;           /* --spirv-check=full */
   const char *spirv_ext;        /* --spirv-extensions=, the last one */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */
   struct lw_strvec sycl_targets;    /* --sycl-targets=, in order */
@@ -66,6 +67,8 @@ struct lw_options {
   struct lw_strvec tool_launcher, gpu_launcher, cpu_launcher, fpga_launcher;
   const char *cache_dir;     /* --cache-dir=, FATLINK_CACHE_DIR, or NULL */
   uint64_t cache_size;       /* --cache-size= */
+  uint64_t memory;           /* --wrapper-memory=, or the default (main.c)
+                                when not given: UINT64_MAX */
   struct lw_strvec key_args; /* the options that decide the device side's
                                 bytes, as given, for the cache's keys */
   int help, version;

@@ -9,7 +9,7 @@
  *                with the linked bitcode in memory: no start-up, no file);
  *                each takes the next batch of modules until none is left,
  *                and has a child forked for the batch make its bitcode,
- *                build, emit and validate its modules (LLVM 22's
+ *                build, emit and check its modules (LLVM 22's
  *                SPIR-V back end keeps state from one module to the next:
  *                sycl_emit.c says how that is made safe),
  *                and sends the SPIR-V back.
@@ -540,6 +540,13 @@ static int by_cost(const void *a, const void *b, void *costs) {
   return (x > y) - (x < y);
 }
 
+/* What a worker may take beside what it shares with this process
+ * (--wrapper-memory): its batches' children, one at a time, each holding
+ * the batch's modules and the back end's state for one of them. */
+static uint64_t worker_footprint(size_t instructions) {
+  return (UINT64_C(16) << 20) + 1024 * (uint64_t)instructions;
+}
+
 static int add_workers(struct lw_graph *g, struct target *t,
                        struct lw_diag *d) {
   const struct dl_split *s = &t->split;
@@ -564,6 +571,7 @@ static int add_workers(struct lw_graph *g, struct target *t,
   for (size_t b = 0; b < nb; b++)
     p->order[b] = b;
   qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
+  uint64_t footprint = worker_footprint(cost[p->order[0]]);
   free(cost);
   size_t ns = s->nsupers;
   struct lw_job **supers = calloc(ns ? ns : 1, sizeof *supers);
@@ -583,6 +591,8 @@ static int add_workers(struct lw_graph *g, struct target *t,
         w ? lw_graph_add(g, &worker_kind, w, supers, ns) : NULL;
     if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
+    else
+      wj->footprint = footprint;
   }
   free(supers);
   return rc;

@@ -16,7 +16,8 @@
  *
  * So the modules of a batch are emitted by a child forked for them from a
  * worker that never emits (its back end starts with nothing), each one
- * validated there (spirv-val's rules, in process). The invalid ones go to
+ * checked there (its ids, or spirv-val's rules with --spirv-check=full,
+ * in process). The invalid ones go to
  * the next round: a child of their own again, whose first module is
  * emitted by a back end that has emitted nothing - so each round makes one
  * module at least, and the rounds end. A module invalid from such a back
@@ -70,7 +71,7 @@ uint64_t lw__get_u64(const unsigned char *p) {
 
 /* What the maker sends for each module: a record of its index, how it
  * went, whether its back end had emitted nothing before, its cache key,
- * then three strings of bytes: the validator's line, the module's bitcode
+ * then three strings of bytes: the check's line, the module's bitcode
  * (both only when invalid, for the report) and its SPIR-V (the invalid one
  * too). */
 enum made { MADE, FROM_CACHE, INVALID };
@@ -161,7 +162,8 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
     if (!rc && test_fault(i, e->failed[i]))
       memset(spv.data + 12, 0, 4);
     if (!rc)
-      rc = dl_spirv_validate(spv.data, spv.len, &vd);
+      rc = p->o->spirv_validate ? dl_spirv_validate(spv.data, spv.len, &vd)
+                                : dl_spirv_check_ids(spv.data, spv.len, &vd);
     if (rc == LW_EBADOUT) {
       r.how = INVALID;
       rc = dl_module_bitcode(m, &bc) ? lw_error(d, LW_ENOMEM, "out of memory")

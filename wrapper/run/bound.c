@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 /* std::set_new_handler by its name in the Itanium C++ ABI (libstdc++ is
  * linked for LLVM and SPIRV-Tools): without a handler, operator new throws
@@ -66,7 +67,7 @@ void lw_bound_again(void) {
     setrlimit(RLIMIT_DATA, &bound_limit);
 }
 
-/* A cgroup v2 file's number ("max": none), or 0. */
+/* A cgroup file's number ("max": none), or 0. */
 static uint64_t read_limit(const char *dir, const char *file) {
   char path[4200], text[64];
   snprintf(path, sizeof path, "/sys/fs/cgroup%s/%s", dir, file);
@@ -80,22 +81,13 @@ static uint64_t read_limit(const char *dir, const char *file) {
   return v;
 }
 
-uint64_t lw_cgroup_limit(void) {
-  FILE *f = fopen("/proc/self/cgroup", "re");
-  if (!f)
-    return 0;
-  char line[4096], dir[4096] = "";
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "0::", 3) == 0) {
-      snprintf(dir, sizeof dir, "%s", line + 3);
-      dir[strcspn(dir, "\n")] = 0;
-    }
-  fclose(f);
-  /* The strictest of the group's and its ancestors' limits. */
+/* The strictest limit in `file` of the group `dir` and its ancestors (v1
+ * says "none" with a number near 2^63). */
+static uint64_t strictest(char *dir, const char *file) {
   uint64_t limit = 0;
   for (;;) {
-    uint64_t v = read_limit(dir, "memory.max");
-    if (v && (!limit || v < limit))
+    uint64_t v = read_limit(dir, file);
+    if (v && v < UINT64_C(1) << 62 && (!limit || v < limit))
       limit = v;
     char *slash = strrchr(dir, '/');
     if (!slash || !dir[0])
@@ -103,4 +95,47 @@ uint64_t lw_cgroup_limit(void) {
     *slash = 0;
   }
   return limit;
+}
+
+uint64_t lw_cgroup_limit(void) {
+  FILE *f = fopen("/proc/self/cgroup", "re");
+  if (!f)
+    return 0;
+  /* cgroup v2's group ("/sys/fs/cgroup" + it), and v1's memory
+   * controller's ("/sys/fs/cgroup/memory" + it) */
+  char line[4096], v2[4096] = "", v1[4096] = "", *at;
+  int have2 = 0, have1 = 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    if (strncmp(line, "0::", 3) == 0)
+      have2 = snprintf(v2, sizeof v2, "%s", line + 3) >= 0;
+    else if ((at = strstr(line, ":memory:")) != NULL)
+      have1 = snprintf(v1, sizeof v1, "/memory%s", at + 8) >= 0;
+  }
+  fclose(f);
+  uint64_t limit = have2 ? strictest(v2, "memory.max") : 0;
+  return limit || !have1 ? limit : strictest(v1, "memory.limit_in_bytes");
+}
+
+uint64_t lw_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "re");
+  if (!f)
+    return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+      break;
+  fclose(f);
+  return (uint64_t)kib << 10;
+}
+
+uint64_t lw_self_resident(void) {
+  FILE *f = fopen("/proc/self/statm", "re");
+  if (!f)
+    return 0;
+  unsigned long long size = 0, pages = 0;
+  int got = fscanf(f, "%llu %llu", &size, &pages);
+  fclose(f);
+  return got == 2 ? (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }

@@ -35,8 +35,15 @@ struct lw_graph {
   struct lw_job *ready, **ready_tail;
   int running, peak, failed;
   /* --wrapper-memory: what running jobs hold by their estimates
-   * (lw_job.footprint), and the most they held at once */
+   * (lw_job.footprint, and once for the jobs of a kind running
+   * footprint_shared), and the most they held at once */
   uint64_t mem_held, mem_peak;
+  struct kind_memory {
+    const struct lw_job_kind *kind;
+    int running;
+    uint64_t shared;
+  } kinds[8];
+  size_t nkinds;
   int llvm_running; /* in-process jobs using LLVM: no fork meanwhile */
   struct lw_diag diag;
   uint64_t t0;
@@ -588,26 +595,63 @@ static int fork_job(struct lw_graph *g, struct lw_job *j) {
   return 0;
 }
 
-/* May the job start now? A fork waits until no in-process job runs LLVM. */
+/* The memory the jobs of j's kind share, or NULL when it shares none (or
+ * the table is full: then each pays it, in its footprint). */
+static struct kind_memory *kind_memory(struct lw_graph *g,
+                                       const struct lw_job *j) {
+  if (!j->footprint_shared)
+    return NULL;
+  for (size_t k = 0; k < g->nkinds; k++)
+    if (g->kinds[k].kind == j->kind)
+      return &g->kinds[k];
+  if (g->nkinds == LW_ARRAY_SIZE(g->kinds))
+    return NULL;
+  g->kinds[g->nkinds] = (struct kind_memory){j->kind, 0, 0};
+  return &g->kinds[g->nkinds++];
+}
+
+/* What starting j adds to the memory running jobs hold. */
+static uint64_t added_memory(struct lw_graph *g, const struct lw_job *j) {
+  struct kind_memory *k = kind_memory(g, j);
+  return j->footprint + (!k ? j->footprint_shared
+                         : k->running ? 0 : j->footprint_shared);
+}
+
+static void hold_memory(struct lw_graph *g, struct lw_job *j) {
+  g->mem_held += added_memory(g, j);
+  struct kind_memory *k = kind_memory(g, j);
+  if (k && !k->running++)
+    k->shared = j->footprint_shared;
+  if (g->mem_held > g->mem_peak)
+    g->mem_peak = g->mem_held;
+}
+
 /* A job stopped running: its slot and its memory are free again. */
 static void stopped(struct lw_graph *g, struct lw_job *j) {
   g->running--;
-  g->mem_held -= j->footprint;
+  struct kind_memory *k = kind_memory(g, j);
+  g->mem_held -= j->footprint + (k ? 0 : j->footprint_shared);
+  if (k && !--k->running)
+    g->mem_held -= k->shared;
 }
 
 /* Does the job's estimate fit the memory left (lw_graph_options.memory)?
  * A job that needs more than all of it runs alone. The first time a job
  * waits for memory, --wrapper-verbose says so. */
 static int memory_free(struct lw_graph *g, struct lw_job *j) {
-  if (!g->opt.memory || g->opt.dry_run || g->running == 0 ||
-      g->mem_held + j->footprint <= g->opt.memory)
+  uint64_t add = added_memory(g, j);
+  if (!g->opt.memory || g->opt.dry_run || g->running == 0 || !add)
+    return 1;
+  uint64_t self = g->opt.memory_self ? lw_self_resident() : 0;
+  if (self + g->mem_held + add <= g->opt.memory)
     return 1;
   if (g->opt.verbose && !j->mem_waited)
     fprintf(g->opt.log,
-            "fatlink: %s waits for memory: it may take %llu MiB, running jobs "
-            "hold %llu of %llu MiB\n",
+            "fatlink: %s waits for memory: it may take %llu MiB, fatlink "
+            "holds %llu MiB and running jobs %llu, of %llu MiB\n",
             j->what ? j->what : j->kind->name,
-            (unsigned long long)(j->footprint >> 20),
+            (unsigned long long)(add >> 20),
+            (unsigned long long)(self >> 20),
             (unsigned long long)(g->mem_held >> 20),
             (unsigned long long)(g->opt.memory >> 20));
   j->mem_waited = 1;
@@ -647,6 +691,13 @@ static void start(struct lw_graph *g, struct lw_job *j) {
     return;
   }
   j->start_us = now_us(g);
+  if (g->opt.verbose && !g->opt.dry_run && (j->footprint || j->footprint_shared))
+    fprintf(g->opt.log,
+            "fatlink: %s may take %llu MiB, and %llu MiB that jobs of its "
+            "kind share (estimates)\n",
+            j->what ? j->what : j->kind->name,
+            (unsigned long long)(j->footprint >> 20),
+            (unsigned long long)(j->footprint_shared >> 20));
   if (g->opt.dry_run || g->opt.verbose)
     describe(g, j);
   if (g->opt.dry_run) {
@@ -657,9 +708,7 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   g->running++;
   if (g->running > g->peak)
     g->peak = g->running;
-  g->mem_held += j->footprint;
-  if (g->mem_held > g->mem_peak)
-    g->mem_peak = g->mem_held;
+  hold_memory(g, j);
   if (j->kind->fork_run) {
     if ((rc = fork_job(g, j)) != 0) {
       stopped(g, j);
@@ -784,11 +833,13 @@ int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
             j->end_us - j->start_us);
     /* What memory says about the job: its estimate, whether it waited for
      * memory, and a forked job's peak (its own process). */
-    if (j->footprint || j->mem_waited || j->max_rss_kib)
+    if (j->footprint || j->footprint_shared || j->mem_waited ||
+        j->max_rss_kib)
       fprintf(f,
-              ",\"args\":{\"footprintBytes\":%llu,\"waitedForMemory\":%s,"
-              "\"maxRssKiB\":%llu}",
+              ",\"args\":{\"footprintBytes\":%llu,\"sharedFootprintBytes\":"
+              "%llu,\"waitedForMemory\":%s,\"maxRssKiB\":%llu}",
               (unsigned long long)j->footprint,
+              (unsigned long long)j->footprint_shared,
               j->mem_waited ? "true" : "false",
               (unsigned long long)j->max_rss_kib);
     fputc('}', f);

@@ -98,6 +98,10 @@ void lw_bound_lift(void);
 void lw_bound_again(void);
 /* The memory limit of fatlink's cgroup (v2 memory.max), or 0 when none. */
 uint64_t lw_cgroup_limit(void);
+/* The memory the kernel says is available (MemAvailable), or 0. */
+uint64_t lw_mem_available(void);
+/* This process's resident memory now, or 0. */
+uint64_t lw_self_resident(void);
 
 
 /* ---- errout.c: what LLVM writes to standard error --------------------- */
@@ -197,6 +201,9 @@ struct lw_job {
   uint64_t footprint;      /* the memory it may take while it runs, in
                               bytes, as its adder estimates it (0: little):
                               what lw_graph_options.memory counts */
+  uint64_t footprint_shared; /* what every running job of its kind shares
+                              (a tool's libraries, mapped once): counted
+                              once while any of them runs */
   int mem_waited;          /* it waited for memory (said once) */
   uint64_t max_rss_kib;    /* a forked job's peak, its own process's */
   int exit_status;         /* tool's status (128+sig for a signal) */
@@ -229,6 +236,8 @@ struct lw_graph_options {
   uint64_t memory; /* bytes the running jobs' footprints may add up to
                       (0: no limit); jobs start in order while the next
                       fits, and one that needs more than all runs alone */
+  int memory_self; /* the process's own resident memory counts too (its
+                      in-process jobs' twice: a margin) */
   unsigned delay_seed; /* tests (FATLINK_TEST_JOB_DELAYS): in-process jobs
                           sleep 0-20 ms first, seeded, so that they finish
                           in another order; 0: never */
