@@ -80,6 +80,22 @@ static int store_device_side(struct lw_plan *p, const struct lw_buf *obj) {
   return rc ? LW_ENOMEM : 0;
 }
 
+/* Everything the targets made, once the registration module holds its
+ * own copy: code generation copies the module's data again, and the host
+ * linker runs beside this process (on the 4,000-kernel program, what
+ * this process held through the host link went from 191 to 106 MiB, the
+ * peak of the link's processes together from 241 to 176 MiB). */
+static void release_targets(struct lw_plan *p) {
+  for (size_t i = 0; i < p->n; i++)
+    p->t[i].planner->free(&p->t[i]);
+  free(p->sycl);
+  free(p->omp);
+  p->sycl = NULL;
+  p->omp = NULL;
+  p->nsycl = p->capsycl = p->nomp = p->capomp = 0;
+  malloc_trim(0);
+}
+
 static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   struct lw_plan *p = j->data;
   if (p->hit)
@@ -105,6 +121,7 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   int rc = wrp_build(&req, &ctx, &mod, d);
   if (rc)
     return rc;
+  release_targets(p);
   if (dl_module_adopt(ctx, mod, p->o->host_triple, &m))
     return lw_error(d, LW_ENOMEM, "out of memory");
   if (p->o->print_wrapped && !(p->wrapped_ir = dl_print(m)))
@@ -118,6 +135,7 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   if (!rc && p->keyed && store_device_side(p, &obj))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   lw_buf_free(&obj);
+  malloc_trim(0);
   return rc;
 }
 
