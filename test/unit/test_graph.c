@@ -164,6 +164,23 @@ static void test_memory(void) {
   CHECK(running_max == 1);
   CHECK(lw_graph_memory_peak(g) == 500);
   lw_graph_free(g);
+
+  /* What the jobs of a kind share counts once: 50 + 10 each fits twice
+   * in 75 (60 each would fit once), and is given back with the last. */
+  o.memory = 75;
+  CHECK(lw_graph_new(&o, &g) == 0);
+  order[0] = 0;
+  running_max = 0;
+  for (int i = 0; i < 4; i++) {
+    struct lw_job *j = add(g, (char)('a' + i), 0, 30, NULL, 0);
+    j->footprint = 10;
+    j->footprint_shared = 50;
+  }
+  CHECK(lw_graph_run(g, &d) == 0);
+  CHECK(strlen(order) == 4);
+  CHECK(running_max == 2);
+  CHECK(lw_graph_memory_peak(g) == 70);
+  lw_graph_free(g);
 }
 
 static void test_grow(void) {

@@ -658,6 +658,7 @@ static int memory_free(struct lw_graph *g, struct lw_job *j) {
   return 0;
 }
 
+/* May the job start now? A fork waits until no in-process job runs LLVM. */
 static int can_start(const struct lw_graph *g, const struct lw_job *j) {
   return g->opt.dry_run || !j->kind->fork_run || g->llvm_running == 0;
 }
@@ -691,7 +692,8 @@ static void start(struct lw_graph *g, struct lw_job *j) {
     return;
   }
   j->start_us = now_us(g);
-  if (g->opt.verbose && !g->opt.dry_run && (j->footprint || j->footprint_shared))
+  if (g->opt.verbose && !g->opt.dry_run &&
+      (j->footprint || j->footprint_shared))
     fprintf(g->opt.log,
             "fatlink: %s may take %llu MiB, and %llu MiB that jobs of its "
             "kind share (estimates)\n",
