@@ -41,9 +41,13 @@ struct lw_graph {
   struct kind_memory {
     const struct lw_job_kind *kind;
     int running;
-    uint64_t shared;
+    uint64_t shared; /* counted while one runs */
+    double scale;    /* what its tools took over their estimates, the
+                        most seen (0: none finished yet) */
   } kinds[8];
   size_t nkinds;
+  uv_timer_t peaks; /* samples the running tools' peaks */
+  int peaks_ready;
   int llvm_running; /* in-process jobs using LLVM: no fork meanwhile */
   struct lw_diag diag;
   uint64_t t0;
@@ -82,6 +86,8 @@ struct forked {
 
 static void start_ready(struct lw_graph *g);
 static void stopped(struct lw_graph *g, struct lw_job *j);
+static void learn(struct lw_graph *g, struct lw_job *j);
+static void watch_peaks(struct lw_graph *g, struct lw_job *j);
 
 int lw_graph_new(const struct lw_graph_options *opt, struct lw_graph **out) {
   struct lw_graph *g = calloc(1, sizeof *g);
@@ -382,6 +388,7 @@ static void proc_closed(uv_handle_t *h) {
   free(p);
   j->runner = NULL;
   stopped(g, j);
+  learn(g, j);
   finish(g, j, rc);
   start_ready(g);
 }
@@ -481,6 +488,8 @@ static int spawn(struct lw_graph *g, struct lw_job *j) {
   if (r == 0)
     lw_tmp_track_child(p->p.pid);
   lw_tmp_signals_restore(&old);
+  if (r == 0)
+    watch_peaks(g, j);
   if (r != 0) {
     lw_error_path(&j->diag, LW_ETOOL, j->argv.v[0], "cannot run: %s",
                   uv_strerror(r));
@@ -595,33 +604,41 @@ static int fork_job(struct lw_graph *g, struct lw_job *j) {
   return 0;
 }
 
-/* The memory the jobs of j's kind share, or NULL when it shares none (or
- * the table is full: then each pays it, in its footprint). */
+/* What the jobs of j's kind share and what they took, or NULL when it has
+ * no estimate (or the table is full: then each job pays what it shares,
+ * and nothing is learnt). */
 static struct kind_memory *kind_memory(struct lw_graph *g,
                                        const struct lw_job *j) {
-  if (!j->footprint_shared)
+  if (!j->footprint && !j->footprint_shared)
     return NULL;
   for (size_t k = 0; k < g->nkinds; k++)
     if (g->kinds[k].kind == j->kind)
       return &g->kinds[k];
   if (g->nkinds == LW_ARRAY_SIZE(g->kinds))
     return NULL;
-  g->kinds[g->nkinds] = (struct kind_memory){j->kind, 0, 0};
+  g->kinds[g->nkinds] = (struct kind_memory){j->kind, 0, 0, 0};
   return &g->kinds[g->nkinds++];
+}
+
+/* An estimate as what the kind's tools took so far says it is. */
+static uint64_t scaled(const struct kind_memory *k, uint64_t bytes) {
+  return k && k->scale > 0 ? (uint64_t)((double)bytes * k->scale) : bytes;
 }
 
 /* What starting j adds to the memory running jobs hold. */
 static uint64_t added_memory(struct lw_graph *g, const struct lw_job *j) {
   struct kind_memory *k = kind_memory(g, j);
-  return j->footprint + (!k ? j->footprint_shared
-                         : k->running ? 0 : j->footprint_shared);
+  return scaled(k, j->footprint) +
+         (!k ? j->footprint_shared
+             : k->running ? 0 : scaled(k, j->footprint_shared));
 }
 
 static void hold_memory(struct lw_graph *g, struct lw_job *j) {
-  g->mem_held += added_memory(g, j);
   struct kind_memory *k = kind_memory(g, j);
+  j->mem_charged = scaled(k, j->footprint) + (k ? 0 : j->footprint_shared);
+  g->mem_held += added_memory(g, j);
   if (k && !k->running++)
-    k->shared = j->footprint_shared;
+    k->shared = scaled(k, j->footprint_shared);
   if (g->mem_held > g->mem_peak)
     g->mem_peak = g->mem_held;
 }
@@ -630,9 +647,65 @@ static void hold_memory(struct lw_graph *g, struct lw_job *j) {
 static void stopped(struct lw_graph *g, struct lw_job *j) {
   g->running--;
   struct kind_memory *k = kind_memory(g, j);
-  g->mem_held -= j->footprint + (k ? 0 : j->footprint_shared);
+  g->mem_held -= j->mem_charged;
   if (k && !--k->running)
     g->mem_held -= k->shared;
+}
+
+/* A tool's peak (VmHWM), sampled while it runs: its kind's later jobs are
+ * estimated by what it took against its estimate (a tool run through a
+ * launcher on another machine takes the launcher's little here). Forked
+ * jobs do not count: their peak is mostly memory they share with this
+ * process. */
+static void learn(struct lw_graph *g, struct lw_job *j) {
+  struct kind_memory *k = kind_memory(g, j);
+  uint64_t est = j->footprint + j->footprint_shared;
+  if (!k || !est || !j->max_rss_kib)
+    return;
+  double r = (double)(j->max_rss_kib << 10) / (double)est;
+  if (r > k->scale)
+    k->scale = r;
+}
+
+static void sample_peaks(uv_timer_t *t) {
+  struct lw_graph *g = t->data;
+  int any = 0;
+  for (struct lw_job *j = g->all; j; j = j->next_all) {
+    if (j->state != RUNNING || !j->argv.n || !j->runner ||
+        j->kind->fork_run || (!j->footprint && !j->footprint_shared))
+      continue;
+    any = 1;
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/status",
+             (int)((struct proc *)j->runner)->p.pid);
+    FILE *f = fopen(path, "re");
+    unsigned long long kib;
+    while (f && fgets(line, sizeof line, f))
+      if (sscanf(line, "VmHWM: %llu kB", &kib) == 1) {
+        if (kib > j->max_rss_kib)
+          j->max_rss_kib = kib;
+        break;
+      }
+    if (f)
+      fclose(f);
+  }
+  if (!any)
+    uv_timer_stop(t);
+}
+
+/* Samples the peaks of tools with estimates every 20 ms while they run. */
+static void watch_peaks(struct lw_graph *g, struct lw_job *j) {
+  if ((!j->footprint && !j->footprint_shared) || !g->opt.memory)
+    return;
+  if (!g->peaks_ready) {
+    if (uv_timer_init(&g->loop, &g->peaks) != 0)
+      return;
+    g->peaks.data = g;
+    g->peaks_ready = 1;
+    uv_unref((uv_handle_t *)&g->peaks); /* the link ends without it */
+  }
+  if (!uv_is_active((uv_handle_t *)&g->peaks))
+    uv_timer_start(&g->peaks, sample_peaks, 20, 20);
 }
 
 /* Does the job's estimate fit the memory left (lw_graph_options.memory)?
@@ -693,13 +766,16 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   }
   j->start_us = now_us(g);
   if (g->opt.verbose && !g->opt.dry_run &&
-      (j->footprint || j->footprint_shared))
+      (j->footprint || j->footprint_shared)) {
+    const struct kind_memory *k = kind_memory(g, j);
     fprintf(g->opt.log,
             "fatlink: %s may take %llu MiB, and %llu MiB that jobs of its "
-            "kind share (estimates)\n",
+            "kind share (estimates%s)\n",
             j->what ? j->what : j->kind->name,
-            (unsigned long long)(j->footprint >> 20),
-            (unsigned long long)(j->footprint_shared >> 20));
+            (unsigned long long)(scaled(k, j->footprint) >> 20),
+            (unsigned long long)(scaled(k, j->footprint_shared) >> 20),
+            k && k->scale > 0 ? ", scaled by what its kind took so far" : "");
+  }
   if (g->opt.dry_run || g->opt.verbose)
     describe(g, j);
   if (g->opt.dry_run) {
@@ -871,6 +947,8 @@ void lw_graph_free(struct lw_graph *g) {
       uv_close((uv_handle_t *)&g->status, NULL);
     if (g->watch_ready)
       uv_close((uv_handle_t *)&g->token_watch, NULL);
+    if (g->peaks_ready)
+      uv_close((uv_handle_t *)&g->peaks, NULL);
     uv_run(&g->loop, UV_RUN_DEFAULT);
     uv_loop_close(&g->loop);
   }

@@ -205,7 +205,9 @@ struct lw_job {
                               (a tool's libraries, mapped once): counted
                               once while any of them runs */
   int mem_waited;          /* it waited for memory (said once) */
-  uint64_t max_rss_kib;    /* a forked job's peak, its own process's */
+  uint64_t mem_charged;    /* what it holds of the budget while it runs */
+  uint64_t max_rss_kib;    /* its peak: a forked job's (its own process's),
+                              or a tool's with an estimate (sampled) */
   int exit_status;         /* tool's status (128+sig for a signal) */
   struct lw_buf out;       /* captured stdout+stderr of a tool; what a
                               forked child sent */
