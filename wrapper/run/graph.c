@@ -68,6 +68,7 @@ struct proc {
   uv_timer_t timer;   /* --tool-timeout */
   int open_handles;
   int timing, timed_out;
+  int exited; /* reaped: its pid may be another process's now */
   int64_t status;
   int term_signal;
   struct lw_job *j;
@@ -396,6 +397,7 @@ static void proc_closed(uv_handle_t *h) {
 static void on_exit_cb(uv_process_t *h, int64_t status, int sig) {
   struct proc *p = h->data;
   lw_tmp_untrack_child(h->pid);
+  p->exited = 1;
   p->status = status;
   p->term_signal = sig;
   if (p->timing) {
@@ -672,7 +674,9 @@ static void sample_peaks(uv_timer_t *t) {
   int any = 0;
   for (struct lw_job *j = g->all; j; j = j->next_all) {
     if (j->state != RUNNING || !j->argv.n || !j->runner ||
-        j->kind->fork_run || (!j->footprint && !j->footprint_shared))
+        j->kind->fork_run || j->kind->run ||
+        (!j->footprint && !j->footprint_shared) ||
+        ((struct proc *)j->runner)->exited)
       continue;
     any = 1;
     char path[64], line[128];
