@@ -18,8 +18,10 @@ kind) and compiles it with clang++-22 -fsycl -O2 -c:
 Then it links the same objects with upstream clang-linker-wrapper 22 and
 with fatlink in every split mode at 1 and 2 jobs, alternating, R times each,
 with the argv clang++-22 passes, and prints median wall time, CPU time
-(user + system of the whole process tree) and peak memory (max RSS), with
-ratios to upstream; then one --wrapper-time-trace run of each fatlink
+(user + system of the whole process tree) and peak memory (max RSS of the
+largest process), with ratios to upstream; then the peak of the whole
+process tree (one more run each, sampled: what all the link's processes
+held at once); then one --wrapper-time-trace run of each fatlink
 configuration, summed per job kind (the phases). Every output is run once
 with the test runtime to check that each links a working program.
 --modes and --jobs choose the fatlink configurations (the large shapes
@@ -284,6 +286,15 @@ def bench_shape(fatlink, tus, kernels, seed, runs, modes, jobs_list, debug):
                os.cpu_count(), left["fatlink"], left["upstream"]))
         med = medians(res)
         print_ratios(configs, med)
+        # The peak above is the largest process's; fatlink forks workers,
+        # upstream runs a chain of tools: one more run each, sampled, gives
+        # what all the processes of the link held at once.
+        tree = {name: run_timed(argv, e, tree=True)[1]
+                for name, argv, e in configs}
+        print("  tree peak (one sampled run each): " + ", ".join(
+            "%s %.0f MiB (%.2fx)" % (name, tree[name],
+                                     tree[name] / tree["upstream"])
+            for name, _, _ in configs))
         for mode in modes:
             if 1 in jobs_list and 2 in jobs_list:
                 print("  %-10s 1 -> 2 jobs: %.2fx" %
