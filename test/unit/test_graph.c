@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -181,6 +182,32 @@ static void test_memory(void) {
   CHECK(running_max == 2);
   CHECK(lw_graph_memory_peak(g) == 70);
   lw_graph_free(g);
+}
+
+/* The data bound: set, lifted around a tool and set again, and ended for
+ * good (an AOT compiler's library about to run in process): a tool's
+ * spawn after that leaves it lifted. Sanitizer builds bound nothing. Run
+ * last: the process keeps the bound's handler. */
+static void test_data_bound(void) {
+#ifndef LW_SANITIZE
+  struct rlimit start, now;
+  CHECK(getrlimit(RLIMIT_DATA, &start) == 0);
+  if (start.rlim_cur != RLIM_INFINITY)
+    return; /* a limit of the caller's: the bound never goes above it */
+  lw_bound_memory(UINT64_C(64) << 30);
+  CHECK(getrlimit(RLIMIT_DATA, &now) == 0 &&
+        now.rlim_cur == UINT64_C(64) << 30);
+  lw_bound_lift();
+  CHECK(getrlimit(RLIMIT_DATA, &now) == 0 && now.rlim_cur == RLIM_INFINITY);
+  lw_bound_again();
+  CHECK(getrlimit(RLIMIT_DATA, &now) == 0 &&
+        now.rlim_cur == UINT64_C(64) << 30);
+  lw_bound_end();
+  CHECK(getrlimit(RLIMIT_DATA, &now) == 0 && now.rlim_cur == RLIM_INFINITY);
+  lw_bound_lift();
+  lw_bound_again();
+  CHECK(getrlimit(RLIMIT_DATA, &now) == 0 && now.rlim_cur == RLIM_INFINITY);
+#endif
 }
 
 static void test_grow(void) {
@@ -361,5 +388,6 @@ int main(void) {
   test_tools();
   test_forked();
   test_dry_run();
+  test_data_bound();
   return check_report("graph");
 }

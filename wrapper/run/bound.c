@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,9 +27,11 @@
 void (*_ZSt15set_new_handlerPFvvE(void (*handler)(void)))(void);
 
 /* Set once, by the main thread, before the threads that run jobs and the
- * children it forks exist; read by the handler and when tools start. */
+ * children it forks exist; read by the handler and when tools start.
+ * `ended` is set by lw_bound_end, from any thread. */
 static struct rlimit start_limit, bound_limit;
 static int bounded;
+static atomic_int ended;
 static char bound_text[96];
 
 static void out_of_memory(void) {
@@ -63,8 +66,13 @@ void lw_bound_lift(void) {
 }
 
 void lw_bound_again(void) {
-  if (bounded)
+  if (bounded && !atomic_load(&ended))
     setrlimit(RLIMIT_DATA, &bound_limit);
+}
+
+void lw_bound_end(void) {
+  if (bounded && !atomic_exchange(&ended, 1))
+    setrlimit(RLIMIT_DATA, &start_limit);
 }
 
 /* A cgroup file's number ("max": none), or 0. */

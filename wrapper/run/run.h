@@ -96,6 +96,9 @@ void lw_bound_memory(uint64_t bytes);
  * to be spawned (or exec'd in fatlink's place), until lw_bound_again. */
 void lw_bound_lift(void);
 void lw_bound_again(void);
+/* Ends the bound for good: a compiler about to run in this process (an
+ * AOT back end's library) is a tool, not fatlink's to bound. */
+void lw_bound_end(void);
 /* The memory limit of fatlink's cgroup (v2 memory.max), or 0 when none. */
 uint64_t lw_cgroup_limit(void);
 /* The memory the kernel says is available (MemAvailable), or 0. */
