@@ -125,17 +125,25 @@ uint64_t lw_cgroup_limit(void) {
   return limit || !have1 ? limit : strictest(v1, "memory.limit_in_bytes");
 }
 
-uint64_t lw_mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "re");
+uint64_t lw_proc_kib(const char *path, const char *key) {
+  FILE *f = fopen(path, "re");
   if (!f)
     return 0;
   char line[256];
+  size_t n = strlen(key);
   unsigned long long kib = 0;
   while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+    if (strncmp(line, key, n) == 0) {
+      if (sscanf(line + n, "%llu kB", &kib) != 1)
+        kib = 0;
       break;
+    }
   fclose(f);
-  return (uint64_t)kib << 10;
+  return kib;
+}
+
+uint64_t lw_mem_available(void) {
+  return lw_proc_kib("/proc/meminfo", "MemAvailable:") << 10;
 }
 
 uint64_t lw_self_resident(void) {

@@ -638,9 +638,11 @@ static uint64_t added_memory(struct lw_graph *g, const struct lw_job *j) {
 static void hold_memory(struct lw_graph *g, struct lw_job *j) {
   struct kind_memory *k = kind_memory(g, j);
   j->mem_charged = scaled(k, j->footprint) + (k ? 0 : j->footprint_shared);
-  g->mem_held += added_memory(g, j);
-  if (k && !k->running++)
+  g->mem_held += j->mem_charged;
+  if (k && !k->running++) {
     k->shared = scaled(k, j->footprint_shared);
+    g->mem_held += k->shared;
+  }
   if (g->mem_held > g->mem_peak)
     g->mem_peak = g->mem_held;
 }
@@ -679,19 +681,12 @@ static void sample_peaks(uv_timer_t *t) {
         ((struct proc *)j->runner)->exited)
       continue;
     any = 1;
-    char path[64], line[128];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/status",
              (int)((struct proc *)j->runner)->p.pid);
-    FILE *f = fopen(path, "re");
-    unsigned long long kib;
-    while (f && fgets(line, sizeof line, f))
-      if (sscanf(line, "VmHWM: %llu kB", &kib) == 1) {
-        if (kib > j->max_rss_kib)
-          j->max_rss_kib = kib;
-        break;
-      }
-    if (f)
-      fclose(f);
+    uint64_t kib = lw_proc_kib(path, "VmHWM:");
+    if (kib > j->max_rss_kib)
+      j->max_rss_kib = kib;
   }
   if (!any)
     uv_timer_stop(t);

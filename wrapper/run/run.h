@@ -101,6 +101,9 @@ void lw_bound_again(void);
 void lw_bound_end(void);
 /* The memory limit of fatlink's cgroup (v2 memory.max), or 0 when none. */
 uint64_t lw_cgroup_limit(void);
+/* The "<key> <n> kB" line of a /proc file (/proc/meminfo, a process's
+ * status), in KiB, or 0. */
+uint64_t lw_proc_kib(const char *path, const char *key);
 /* The memory the kernel says is available (MemAvailable), or 0. */
 uint64_t lw_mem_available(void);
 /* This process's resident memory now, or 0. */
