@@ -121,9 +121,12 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
       lw_error(d, rc, "out of memory");
     LLVMDisposeMemoryBuffer(mb);
     if (!rc && spirv && type == DL_OBJECT) {
-      /* The back end's mistakes undone; then, its id order not being
-       * reproducible, the ids made canonical. */
-      rc = dl__spirv_int_nulls(out, before, d);
+      /* The back end's mistakes undone (labels from an earlier module
+       * first: the parser reads no module with an id defined twice); then,
+       * its id order not being reproducible, the ids made canonical. */
+      rc = dl_spirv_labels(out, before, d);
+      if (!rc)
+        rc = dl__spirv_int_nulls(out, before, d);
       if (!rc)
         rc = dl__spirv_function_pointers(out, before, d);
       struct lw_buf spv = {out->data + before, out->len - before, 0};

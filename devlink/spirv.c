@@ -204,6 +204,217 @@ static int run_pass(struct lw_buf *spv, size_t at, struct pass *p,
   return rc;
 }
 
+/* ---- block labels ----------------------------------------------------------
+ * What issue 160613 does to a module (sycl_emit.c tells how): a block's
+ * label gets an id from an earlier module's table, in its OpLabel and in
+ * every branch to it. Where that id is taken in the new module, or past
+ * its bound, the module is invalid; elsewhere it is only renamed. Labels
+ * belong to their function and are named only by branches, merges and phis
+ * of it (and by debug names), so every label is given a fresh id, and each
+ * of those references the id of its function's label of the old one: the
+ * module is then the one the back end would have written with no earlier
+ * table, up to the numbering that canonical ids make the same. A module
+ * where that cannot be told apart (one function's two blocks of one id, a
+ * branch to a block that is not in its function, a debug name that may
+ * be a label's or another thing's: outside_names) is left as it was, for
+ * the checks. */
+
+struct label {
+  uint32_t fn, old, fresh; /* function (1 on), id in the module, new id */
+};
+
+static int by_fn_old(const void *a, const void *b) {
+  const struct label *x = a, *y = b;
+  if (x->fn != y->fn)
+    return x->fn < y->fn ? -1 : 1;
+  return x->old < y->old ? -1 : x->old > y->old;
+}
+
+static int by_old(const void *a, const void *b) {
+  const struct label *x = a, *y = b;
+  return x->old < y->old ? -1 : x->old > y->old;
+}
+
+struct relabel {
+  const uint32_t *base;  /* the words parsed */
+  uint32_t *out;         /* the words rewritten */
+  struct label *by_fn;   /* sorted by function, then id */
+  struct label *by_id;   /* sorted by id */
+  size_t n;
+  uint32_t fn, bound;    /* functions so far, new bound */
+  int inside;            /* in a function's body */
+  unsigned char *plain;  /* by id: the result of a non-label instruction */
+  size_t *named;         /* word positions of OpNames' ids of labels */
+  size_t nnamed;
+  int bad;
+};
+
+/* Is operand `k` of instruction `op` a block? */
+static int is_block(uint32_t op, uint16_t k) {
+  switch (op) {
+  case 245: /* OpPhi: type, result, then (value, parent block) pairs */
+    return k >= 3 && k % 2 == 1;
+  case 246: /* OpLoopMerge */
+    return k <= 1;
+  case 247: /* OpSelectionMerge */
+  case 249: /* OpBranch */
+    return k == 0;
+  case 250: /* OpBranchConditional */
+    return k == 1 || k == 2;
+  case 251: /* OpSwitch: selector, default, then (literal, target) pairs */
+    return k >= 1;
+  default:
+    return 0;
+  }
+}
+
+static spv_result_t relabel_instruction(void *ud,
+                                        const spv_parsed_instruction_t *in) {
+  struct relabel *r = ud;
+  size_t pos = (size_t)(in->words - r->base);
+  if (in->opcode == 54 /* OpFunction */)
+    r->fn++, r->inside = 1;
+  for (uint16_t k = 0; k < in->num_operands; k++) {
+    const spv_parsed_operand_t *op = &in->operands[k];
+    if (!is_id(op->type))
+      continue;
+    uint32_t id = in->words[op->offset];
+    if (op->type == SPV_OPERAND_TYPE_RESULT_ID) {
+      if (in->opcode != 248 /* OpLabel */ && id < r->bound)
+        r->plain[id] = 1;
+      continue;
+    }
+    if (r->inside && is_block(in->opcode, k)) {
+      struct label key = {r->fn, id, 0};
+      const struct label *l =
+          bsearch(&key, r->by_fn, r->n, sizeof key, by_fn_old);
+      if (!l) { /* a branch out of its function */
+        r->bad = 1;
+        return SPV_ERROR_INVALID_ID;
+      }
+      r->out[pos + op->offset] = l->fresh;
+    } else if (!r->inside && in->opcode == 5 /* OpName */ && k == 0) {
+      struct label key = {0, id, 0};
+      if (bsearch(&key, r->by_id, r->n, sizeof key, by_old))
+        r->named[r->nnamed++] = pos + op->offset; /* decided at the end */
+    }
+  }
+  if (in->opcode == 56 /* OpFunctionEnd */)
+    r->inside = 0;
+  return SPV_SUCCESS;
+}
+
+/* What a debug name of an id that is a label's names: the label, when the
+ * id is nothing else's (then it must be the only label of that id); the
+ * other thing, when there is one, the module names no label for sure (a
+ * block has a name only where the IR gave it one) and the id has no other
+ * name. Renames those naming labels; 0 when one cannot be told. */
+static int outside_names(struct relabel *r) {
+  int labels_named = 0;
+  for (int round = 0; round < 2; round++)
+    for (size_t i = 0; i < r->nnamed; i++) {
+      uint32_t id = r->base[r->named[i]];
+      struct label key = {0, id, 0};
+      const struct label *l =
+          bsearch(&key, r->by_id, r->n, sizeof key, by_old);
+      int one = !(l > r->by_id && l[-1].old == id) &&
+                !(l + 1 < r->by_id + r->n && l[1].old == id);
+      int plain = id < r->bound && r->plain[id];
+      if (round == 0 && !plain) {
+        if (!one)
+          return 0;
+        r->out[r->named[i]] = l->fresh;
+        labels_named = 1;
+      } else if (round == 1 && plain) {
+        if (labels_named)
+          return 0;
+        for (size_t j = 0; j < r->nnamed; j++)
+          if (j != i && r->base[r->named[j]] == id)
+            return 0; /* two names: one may be the label's */
+      }
+    }
+  return 1;
+}
+
+int dl_spirv_labels(struct lw_buf *spv, size_t at, struct lw_diag *d) {
+  uint32_t bound = module_bound(spv, at);
+  if (!bound)
+    return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
+  uint32_t *w = (uint32_t *)(void *)(spv->data + at);
+  size_t n = (spv->len - at) / 4, nlabels = 0, nrefs = 0;
+  uint32_t top = bound;
+  for (size_t i = 5; i < n;) {
+    size_t c = w[i] >> 16;
+    if (!c || c > n - i)
+      return 0; /* the checks say what is wrong */
+    nlabels += (w[i] & 0xffff) == 248 && c == 2;
+    if ((w[i] & 0xffff) == 248 && c == 2 && w[i + 1] >= top)
+      top = w[i + 1] + 1; /* an id past the bound: fresh ones above it */
+    nrefs += c;
+    i += c;
+  }
+  if (!nlabels || top > (1u << 24) - nlabels)
+    return 0;
+  struct relabel r = {0};
+  uint32_t *copy = malloc(n * 4), *out = malloc(n * 4);
+  r.by_fn = malloc(nlabels * sizeof *r.by_fn);
+  r.by_id = malloc(nlabels * sizeof *r.by_id);
+  r.bound = top + (uint32_t)nlabels;
+  r.plain = calloc(r.bound, 1);
+  r.named = malloc(nrefs * sizeof *r.named);
+  int rc = 0;
+  if (!copy || !out || !r.by_fn || !r.by_id || !r.plain || !r.named) {
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+    goto done;
+  }
+  /* Every OpLabel defines a fresh id: the parser then reads the module. */
+  memcpy(copy, w, n * 4);
+  for (size_t i = 5, fn = 0; i < n; i += copy[i] >> 16) {
+    uint32_t op = copy[i] & 0xffff;
+    fn += op == 54 /* OpFunction */;
+    if (op == 248 && (copy[i] >> 16) == 2) {
+      r.by_fn[r.n] =
+          (struct label){(uint32_t)fn, copy[i + 1], top + (uint32_t)r.n};
+      copy[i + 1] = top + (uint32_t)r.n++;
+    }
+  }
+  copy[3] = r.bound;
+  memcpy(out, copy, n * 4);
+  memcpy(r.by_id, r.by_fn, r.n * sizeof *r.by_id);
+  qsort(r.by_fn, r.n, sizeof *r.by_fn, by_fn_old);
+  qsort(r.by_id, r.n, sizeof *r.by_id, by_old);
+  for (size_t i = 1; i < r.n; i++)
+    if (r.by_fn[i].fn == r.by_fn[i - 1].fn &&
+        r.by_fn[i].old == r.by_fn[i - 1].old)
+      goto done; /* two blocks of one id in one function */
+  r.base = copy;
+  r.out = out;
+  spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_diagnostic diag = NULL;
+  spv_result_t res = ctx ? spvBinaryParse(ctx, &r, copy, n, NULL,
+                                          relabel_instruction, &diag)
+                         : SPV_ERROR_OUT_OF_MEMORY;
+  spvDiagnosticDestroy(diag);
+  spvContextDestroy(ctx);
+  if (res == SPV_ERROR_OUT_OF_MEMORY) {
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+    goto done;
+  }
+  if (res != SPV_SUCCESS || r.bad)
+    goto done;
+  if (!outside_names(&r))
+    goto done;
+  memcpy(w, out, n * 4);
+done:
+  free(copy);
+  free(out);
+  free(r.by_fn);
+  free(r.by_id);
+  free(r.plain);
+  free(r.named);
+  return rc;
+}
+
 /* ---- integer nulls --------------------------------------------------------
  * LLVM 22's back end writes an integer zero as OpConstantNull, also where
  * SPIR-V asks for an OpConstant: the index of a structure's member in an

@@ -49,6 +49,13 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
  * SPIR-V yet? */
 int dl_spirv_fresh(void);
 
+/* Gives every block label of the SPIR-V module from spv->data + at on a
+ * fresh id, and every branch, merge, phi and debug name of one that label's
+ * new id: undoes what LLVM 22's back end takes from an earlier module's
+ * labels (llvm-project issue 160613), as spirv.c tells. A module where the
+ * labels cannot be told apart is left as it was. 0 or LW_ENOMEM. */
+int dl_spirv_labels(struct lw_buf *spv, size_t at, struct lw_diag *d);
+
 /* Checks the SPIR-V module's ids: each below the header's bound, defined
  * once, and every id used defined; LW_EBADOUT and what is wrong when not. */
 int dl_spirv_check_ids(const unsigned char *spv, size_t n, struct lw_diag *d);

@@ -4,7 +4,7 @@
  * what it changes stays in it. And the SPIR-V check every module passes
  * (devlink/spirv.c): a valid module, one whose id bound is broken, and a
  * module of SPV_INTEL_function_pointers, whose rules Debian 12's validator
- * does not know. */
+ * does not know; block labels taken from an earlier module given back. */
 #include "check.h"
 #include "run/run.h"
 
@@ -153,9 +153,105 @@ static void test_check_ids(void) {
   CHECK(dl_spirv_check_ids((const unsigned char *)m, 18, &d) == LW_EBADOUT);
 }
 
+/* A module as LLVM 22's back end writes them: void function F (%3) with
+ * blocks %4, %l2, %l3 (a branch on %true, %6, to %l2 or %l3, %l2 on to
+ * %l3), function G (%9) with block %gl; %true named "t" and, with
+ * `name_label`, %l3 named "b". Issue 160613 gives a label an earlier
+ * module's id: l2/l3/gl other than 7/8/10. Returns its size in words. */
+static size_t module(uint32_t *w, uint32_t l2, uint32_t l3, uint32_t gl,
+                     int name_label) {
+  size_t n = 0;
+  uint32_t head[] = {0x07230203, 0x00010400, 0x00070000, 11, 0,
+                     2 << 16 | 17, 4, 2 << 16 | 17, 6, 2 << 16 | 17, 5,
+                     3 << 16 | 14, 2, 2, 3 << 16 | 5, 6, 't'};
+  memcpy(w, head, sizeof head);
+  n = sizeof head / 4;
+  if (name_label) {
+    w[n++] = 3 << 16 | 5;
+    w[n++] = l3;
+    w[n++] = 'b';
+  }
+  uint32_t body[] = {2 << 16 | 19, 1, 3 << 16 | 33, 2, 1, 2 << 16 | 20, 5,
+                     3 << 16 | 41, 5, 6,
+                     5 << 16 | 54, 1, 3, 0, 2, 2 << 16 | 248, 4,
+                     4 << 16 | 250, 6, l2, l3, 2 << 16 | 248, l2,
+                     2 << 16 | 249, l3, 2 << 16 | 248, l3, 1 << 16 | 253,
+                     1 << 16 | 56,
+                     5 << 16 | 54, 1, 9, 0, 2, 2 << 16 | 248, gl,
+                     1 << 16 | 253, 1 << 16 | 56};
+  memcpy(w + n, body, sizeof body);
+  return n + sizeof body / 4;
+}
+
+/* Runs dl_spirv_labels on w[0..n) in place; its result. */
+static int relabel(uint32_t *w, size_t n) {
+  struct lw_buf b = {0};
+  struct lw_diag d = {0};
+  int rc = lw_buf_append(&b, w, n * 4);
+  if (!rc)
+    rc = dl_spirv_labels(&b, 0, &d);
+  if (!rc && b.len == n * 4)
+    memcpy(w, b.data, n * 4);
+  else if (!rc)
+    rc = -1;
+  lw_buf_free(&b);
+  return rc;
+}
+
+static int valid(const uint32_t *w, size_t n) {
+  struct lw_diag d = {0};
+  return dl_spirv_check_ids((const unsigned char *)w, n * 4, &d) == 0 &&
+         dl_spirv_validate((const unsigned char *)w, n * 4, &d) == 0;
+}
+
+/* A label taken from an earlier module is given back its own id: the
+ * module is the one written with nothing taken; where the labels cannot
+ * be told apart, it is left as it was. */
+static void test_labels(void) {
+  uint32_t good[96], w[96], was[96];
+  size_t n = module(good, 7, 8, 10, 0);
+  CHECK(valid(good, n));
+  CHECK(relabel(good, n) == 0);
+  CHECK(valid(good, n));
+  CHECK(good[3] == 15); /* four labels, fresh from the bound on */
+
+  /* %l3 takes %true's id; G's label F's %l2; %l3 one past the bound */
+  static const uint32_t taken[][3] = {{7, 6, 10}, {7, 8, 7}, {7, 30, 10}};
+  for (size_t i = 0; i < 3; i++) {
+    CHECK(module(w, taken[i][0], taken[i][1], taken[i][2], 0) == n);
+    CHECK(!valid(w, n));
+    CHECK(relabel(w, n) == 0);
+    CHECK(valid(w, n));
+    if (i < 2) /* the same module, word for word */
+      CHECK(memcmp(w, good, n * 4) == 0);
+    else       /* fresh ids above the one past the bound */
+      CHECK(w[3] == 35 && w[33] == 31);
+  }
+
+  /* A debug name of the id both a label and %true have: %true's, when the
+   * module names no label */
+  n = module(w, 7, 6, 10, 0);
+  CHECK(relabel(w, n) == 0 && valid(w, n) && w[15] == 6);
+
+  /* Left as it was: F's two blocks of one id; a name that may be either
+   * the label's or %true's, in a module that names a label */
+  static const uint32_t left[][4] = {{7, 7, 10, 0}, {7, 6, 10, 1}};
+  for (size_t i = 0; i < 2; i++) {
+    n = module(w, left[i][0], left[i][1], left[i][2], (int)left[i][3]);
+    memcpy(was, w, n * 4);
+    CHECK(relabel(w, n) == 0);
+    CHECK(memcmp(w, was, n * 4) == 0);
+    CHECK(!valid(w, n));
+  }
+  /* A named label whose id nothing else has is renamed with it */
+  n = module(w, 7, 8, 10, 1);
+  CHECK(relabel(w, n) == 0 && valid(w, n) && w[18] == 13);
+}
+
 int main(void) {
   test_fresh_call();
   test_validate();
   test_check_ids();
+  test_labels();
   return check_report("fresh");
 }
