@@ -88,19 +88,26 @@ static int same_file(const char *a, const struct stat *b) {
 }
 
 /* Is `path` this program: fatlink-core, or the fatlink launcher (or a link
- * to either)? */
+ * to either)? The launcher is beside fatlink-core in the build tree, in
+ * bin/ of an installed prefix (fatlink-core in libexec/fatlink/). */
 static int is_self(const char *path) {
   struct stat self;
   if (stat("/proc/self/exe", &self) == 0 && same_file(path, &self))
     return 1;
   char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 16);
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
   if (n <= 0)
     return 0;
   exe[n] = 0;
   char *slash = strrchr(exe, '/');
-  strcpy(slash ? slash + 1 : exe, "fatlink");
-  return stat(exe, &self) == 0 && same_file(path, &self);
+  char *dir_end = slash ? slash + 1 : exe;
+  static const char *const launcher[] = {"fatlink", "../../bin/fatlink"};
+  for (size_t i = 0; i < 2; i++) {
+    strcpy(dir_end, launcher[i]);
+    if (stat(exe, &self) == 0 && same_file(path, &self))
+      return 1;
+  }
+  return 0;
 }
 
 /* The linker name fatlink's own name is: "ld" or "ld.<flavour>", or NULL. */
@@ -181,15 +188,14 @@ static const char *host_triple(const struct lw_options *o) {
 }
 
 int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d) {
-  if (o->linker_path) {
-    if (is_self(o->linker_path))
-      return lw_error(d, LW_EINVAL,
-                      "linker loop: --linker-path=%s is fatlink itself",
-                      o->linker_path);
+  /* clang -B <dir> looks for its linker where it found fatlink, and an
+   * installed libexec/fatlink/ has both names: the linker that name asks
+   * for is then the real one, from PATH (or FATLINK_LINKER). */
+  int named_self = o->linker_path && is_self(o->linker_path);
+  if (o->linker_path && !named_self)
     return 0;
-  }
   char *linker = NULL;
-  int rc = find_linker(o->argv0, &linker, d);
+  int rc = find_linker(named_self ? o->linker_path : o->argv0, &linker, d);
   if (rc)
     return rc;
   rc = lw_strvec_push(&o->storage, linker);
@@ -197,7 +203,7 @@ int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d) {
   if (rc)
     return lw_error(d, LW_ENOMEM, "out of memory");
   o->linker_path = o->storage.v[o->storage.n - 1];
-  o->as_linker = 1;
+  o->as_linker = !named_self;
   if (!o->host_triple)
     o->host_triple = host_triple(o);
   return 0;

@@ -9,7 +9,11 @@
  * the host `ld` of that program 0.145 -> 0.08 s, ocloc compiling one of its
  * modules for dg2 2.11 -> 1.17 s, each at the same peak memory within
  * 1 MB. A user's own setting of glibc.malloc.hugetlb wins. The launcher
- * links nothing but libc, so it costs a millisecond. */
+ * links nothing but libc, so it costs a millisecond.
+ *
+ * fatlink-core is beside the launcher in the build tree (bin/), and in
+ * libexec/fatlink/ of an installed prefix (bin/fatlink beside it): both are
+ * found from the launcher's own path, so any prefix works. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +33,10 @@ int main(int argc, char **argv) {
   }
   self[n] = 0;
   char *slash = strrchr(self, '/');
-  strcpy(slash ? slash + 1 : self, "fatlink-core");
+  char *dir_end = slash ? slash + 1 : self;
+  strcpy(dir_end, "../libexec/fatlink/fatlink-core");
+  if (access(self, X_OK) != 0) /* not installed: the build tree's, or none */
+    strcpy(dir_end, "fatlink-core");
   const char *user = getenv("GLIBC_TUNABLES");
   if (!user || !strstr(user, "glibc.malloc.hugetlb")) {
     size_t len = user ? strlen(user) : 0;

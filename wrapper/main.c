@@ -148,22 +148,26 @@ int main(int argc, char **argv) {
   int rc = lw_options_parse(argc, argv, &o, &d);
   if (!rc)
     rc = lw_as_linker_check_loop(o.argv0, &d);
-  /* Under a linker's name, --help is the real linker's too (configure
-   * scripts grep `ld --help` for the options it knows). */
-  int linker_help = o.help && lw_as_linker_named(o.argv0);
-  if (!rc && (!o.help || linker_help) && !o.emit_fatbin_only)
+  /* Under a linker's name, --help and --version are the real linker's too
+   * (configure scripts grep `ld --help` for the options it knows); run as
+   * fatlink, fatlink's own, on stdout. */
+  int named = lw_as_linker_named(o.argv0);
+  int linker_help = o.help && named;
+  int own_version = o.long_version && !named && !o.verbose;
+  if (!rc && (!o.help || linker_help) && !own_version && !o.emit_fatbin_only)
     rc = lw_as_linker_setup(&o, &d);
   if (!rc && linker_help) {
     rc = lw_as_linker_exec(&o, &d);
   } else if (!rc && o.help) {
     lw_options_help(stdout);
   } else if (!rc && o.version) {
-    fprintf(stderr, "fatlink version %s (LLVM %s)%s%s\n", LW_VERSION,
-            LW_LLVM_VERSION, o.as_linker ? ", linking with " : "",
+    fprintf(own_version ? stdout : stderr, "fatlink version %s (LLVM %s)%s%s\n",
+            LW_VERSION, LW_LLVM_VERSION, o.as_linker ? ", linking with " : "",
             o.as_linker ? o.linker_path : "");
   }
-  /* As the host linker, --version is the real linker's answer. */
-  if (!rc && !o.help && o.as_linker && o.long_version)
+  /* As the host linker under a linker's name, --version is the real
+   * linker's answer. */
+  if (!rc && !o.help && o.as_linker && o.long_version && named)
     rc = lw_as_linker_exec(&o, &d);
   int linking = !rc && !o.help && !(o.version && !o.verbose);
   if (linking) {

@@ -54,6 +54,7 @@ config.substitutions += [
     ("%fatlink", os.path.join(bindir, "fatlink")),
     ("%fatpack", os.path.join(bindir, "fatpack")),
     ("%bindir", bindir),
+    ("%objroot", config.fatlink_obj_root),
     ("%libexec", os.path.join(os.path.dirname(bindir), "libexec", "fatlink")),
     ("%cuda", cuda),
     ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")),
