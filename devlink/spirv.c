@@ -341,7 +341,7 @@ int dl_spirv_labels(struct lw_buf *spv, size_t at, struct lw_diag *d) {
   if (!bound)
     return lw_error(d, LW_ELLVM, "SPIR-V back end wrote a malformed module");
   uint32_t *w = (uint32_t *)(void *)(spv->data + at);
-  size_t n = (spv->len - at) / 4, nlabels = 0, nrefs = 0;
+  size_t n = (spv->len - at) / 4, nlabels = 0;
   uint32_t top = bound;
   for (size_t i = 5; i < n;) {
     size_t c = w[i] >> 16;
@@ -350,7 +350,6 @@ int dl_spirv_labels(struct lw_buf *spv, size_t at, struct lw_diag *d) {
     nlabels += (w[i] & 0xffff) == 248 && c == 2;
     if ((w[i] & 0xffff) == 248 && c == 2 && w[i + 1] >= top)
       top = w[i + 1] + 1; /* an id past the bound: fresh ones above it */
-    nrefs += c;
     i += c;
   }
   if (!nlabels || top > (1u << 24) - nlabels)
@@ -361,7 +360,7 @@ int dl_spirv_labels(struct lw_buf *spv, size_t at, struct lw_diag *d) {
   r.by_id = malloc(nlabels * sizeof *r.by_id);
   r.bound = top + (uint32_t)nlabels;
   r.plain = calloc(r.bound, 1);
-  r.named = malloc(nrefs * sizeof *r.named);
+  r.named = malloc(n * sizeof *r.named); /* an OpName a word at most */
   int rc = 0;
   if (!copy || !out || !r.by_fn || !r.by_id || !r.plain || !r.named) {
     rc = lw_error(d, LW_ENOMEM, "out of memory");

@@ -215,7 +215,7 @@ static void test_labels(void) {
   CHECK(valid(good, n));
   CHECK(good[3] == 15); /* four labels, fresh from the bound on */
 
-  /* %l3 takes %true's id; G's label F's %l2; %l3 one past the bound */
+  /* %l3 takes %true's id; G's label F's %l2; %l3 an id past the bound */
   static const uint32_t taken[][3] = {{7, 6, 10}, {7, 8, 7}, {7, 30, 10}};
   for (size_t i = 0; i < 3; i++) {
     CHECK(module(w, taken[i][0], taken[i][1], taken[i][2], 0) == n);
