@@ -51,6 +51,12 @@ int lw_as_linker_can_exec(const struct lw_options *o);
  * returns only on failure. */
 int lw_as_linker_exec(const struct lw_options *o, struct lw_diag *d);
 
+/* ---- reproduce.c -------------------------------------------------------- */
+
+/* Writes the tar --reproduce= names: the link's files, its arguments naming
+ * them there (response.txt) and the tools' versions (reproduce.c). */
+int lw_reproduce(const struct lw_options *o, struct lw_diag *d);
+
 /* ---- inputs.c ----------------------------------------------------------- */
 
 struct ex_link_input;

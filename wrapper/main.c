@@ -188,9 +188,26 @@ int main(int argc, char **argv) {
       fprintf(stderr, "fatlink: warning: --llvm-spirv-options has no effect "
                       "without --spirv-translator=llvm-spirv\n");
     rc = dl_set_llvm_options(&o.llvm_opts, o.spirv_ext, 0, &d);
+    /* FATLINK_REPRODUCE_DIR: every link packs its reproducer there, and
+     * one that succeeds takes it away again: what stays is that of a link
+     * that failed or crashed. */
+    const char *rdir = getenv("FATLINK_REPRODUCE_DIR");
+    char *auto_tar = !rc && !o.reproduce && rdir && *rdir
+                         ? lw_xasprintf("%s/%s-%ld.tar", rdir,
+                                        strrchr(o.output, '/')
+                                            ? strrchr(o.output, '/') + 1
+                                            : o.output,
+                                        (long)getpid())
+                         : NULL;
+    if (auto_tar)
+      o.reproduce = auto_tar;
+    if (!rc && o.reproduce && !o.dry_run) /* one that fails has it too */
+      rc = lw_reproduce(&o, &d);
     struct link l = {0};
     if (!rc)
       rc = run_link(&o, &l, &d);
+    if (!rc && auto_tar)
+      unlink(auto_tar); /* done (or the real linker's alone): no failure */
     if (!rc && l.host_only) {
       /* Nothing to add: the real linker runs in our place, unbounded. */
       free_link(&l);
@@ -212,6 +229,7 @@ int main(int argc, char **argv) {
 #endif
     free_link(&l);
     lw_errout_restore();
+    free(auto_tar);
   }
   lw_options_free(&o);
   if (rc) {

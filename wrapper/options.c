@@ -34,7 +34,7 @@ enum id {
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
   O_EMBED_BITCODE, O_HELP_HIDDEN, O_DEVICE_TRIPLE, O_BACKEND_COMPILE,
   O_TARGET_LINK, O_ACCEPTED, O_DEFAULT_SPEC_IMAGE, O_KEEP_EXTERNALS,
-  O_DPCPP_LATER,
+  O_DPCPP_LATER, O_REPRODUCE,
 };
 
 struct opt {
@@ -114,6 +114,11 @@ static const struct opt table[] = {
      "<dir>: where the SYCL device libraries are"},
     {"--sycl-post-link-options=", JOINED, O_SYCL_POST_LINK, 0,
      "<opts>: SYCL post-link options (-split=kernel|source|auto|off, ...)"},
+    {"--reproduce=", JOINED, O_REPRODUCE, 0,
+     "<file.tar>: before linking, pack the link's inputs (archives whole, "
+     "the libraries -l finds), its arguments as response.txt and the "
+     "tools' versions into <file.tar>; unpacked, `fatlink @response.txt` "
+     "in its folder runs the link again"},
     {"--cache-dir=", JOINED, O_CACHE_DIR, 0,
      "<dir>: keep SYCL device results in <dir> and reuse them (also "
      "FATLINK_CACHE_DIR)"},
@@ -485,6 +490,7 @@ static int neutral(enum id id) {
   case O_HELP: case O_HELP_HIDDEN: case O_DEVICE_TRIPLE: case O_ACCEPTED:
   case O_VERSION: case O_LINKER_PATH: case O_TOOL_TIMEOUT:
   case O_CACHE_DIR: case O_CACHE_SIZE: case O_SPIRV_CHECK: case O_MEMORY:
+  case O_REPRODUCE:
     return 1;
   default:
     return 0;
@@ -622,6 +628,11 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
       return LW_ENOMEM;
     o->cache_dir = o->storage.v[o->storage.n - 1];
     return 0;
+  case O_REPRODUCE:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->reproduce = o->storage.v[o->storage.n - 1];
+    return 0;
   case O_CACHE_SIZE:
     return lw_parse_size("--cache-size", v, &o->cache_size, d);
   case O_MEMORY:
@@ -732,7 +743,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   }
   if (rc == LW_ENOMEM)
     lw_error(d, rc, "out of memory");
-  lw_strvec_free(&args);
+  o->args = args; /* kept whole for --reproduce */
   if (rc)
     return rc;
   /* Without --linker-path, fatlink is the host linker: as_linker.c finds
@@ -748,6 +759,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
 }
 
 void lw_options_free(struct lw_options *o) {
+  lw_strvec_free(&o->args);
   lw_strvec_free(&o->linker_args);
   lw_strvec_free(&o->llvm_opts);
   lw_strvec_free(&o->device_linker_args);

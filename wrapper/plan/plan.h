@@ -74,6 +74,9 @@ struct lw_options {
   int help, version;
   int long_version; /* --version itself (not -v) */
   const char *argv0; /* the name fatlink runs under */
+  struct lw_strvec args; /* the arguments after it, response files
+                            expanded */
+  const char *reproduce; /* --reproduce= */
   int as_linker;    /* no --linker-path: fatlink is the host linker */
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
