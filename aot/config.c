@@ -1,6 +1,6 @@
 /* config.c - the device configuration: the built-in table (aot/devices.json,
  * turned into C by cmake/DeviceConfig.cmake) and a user's YAML file over it
- * (seed 000):
+ * ("Implementation Design for Device Configuration File"):
  *   intel_gpu_skl:
  *     aspects: [fp16, 6, atomic64]      # names or numbers
  *     may_support_other_aspects: false

@@ -1,5 +1,6 @@
-/* filter.c - the aspect filter of seed 001: may a module with these device
- * requirements be compiled for a target of the device configuration?
+/* filter.c - the aspect filter of "Behavior for optional kernel features": may
+ * a module with these device requirements be compiled for a target of the
+ * device configuration?
  *   aspects               every one the target lists, unless the target
  *                         may support aspects it does not list;
  *   reqd_sub_group_size   one of the target's sizes (an empty list: sizes

@@ -1,6 +1,7 @@
 # DeviceConfig.cmake - turns the default device configuration table
 # (aot/devices.json: the targets DPC++ knows, from intel/llvm's
-# DeviceConfigFile.td; keys as in a user's YAML file, seed 000) into C.
+# DeviceConfigFile.td; keys as in a user's YAML file, "Implementation Design for
+# Device Configuration File") into C.
 # Run at build time as a script:
 #   cmake -DIN=aot/devices.json -DASPECTS=cmake/aspects.def -DOUT=x.inc -P ...
 # Aspect names become their numbers (cmake/aspects.def); an unknown name,

@@ -9,7 +9,8 @@
  *   - a kernel whose call graph asks for two different work-group or
  *     sub-group sizes;
  *   - (warning) a SYCL_EXTERNAL function using an aspect its declaration
- *     does not list (!sycl_declared_aspects), as seed 001 describes. */
+ *     does not list (!sycl_declared_aspects), as "Behavior for optional
+ *     kernel features" describes. */
 #include "internal.h"
 
 #include <stdio.h>

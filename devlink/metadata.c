@@ -1,7 +1,8 @@
 /* metadata.c - reads the function metadata DPC++ uses for optional kernel
- * features (seed 001): !sycl_used_aspects and !sycl_declared_aspects (lists
- * of i32, or of {!"name", i32} pairs), !reqd_work_group_size,
- * !intel_reqd_sub_group_size, !work_group_num_dim, !sycl_fixed_targets. */
+ * features ("Behavior for optional kernel features"): !sycl_used_aspects and
+ * !sycl_declared_aspects (lists of i32, or of {!"name", i32} pairs),
+ * !reqd_work_group_size, !intel_reqd_sub_group_size, !work_group_num_dim,
+ * !sycl_fixed_targets. */
 #include "internal.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* specconst.c - SYCL 2020 specialization constants (seed 004).
+/* specconst.c - SYCL 2020 specialization constants ("SYCL Modules").
  *
  * DPC++'s front end reads a specialization constant through a call to
  * _Z37__sycl_getScalar2020SpecConstantValue... or

@@ -1,8 +1,9 @@
-/* aot.h - ahead-of-time compilation: which device triples fatlink compiles
- * to native code, the device configuration (seed 000: what each target
- * supports and which AOT tool compiles for it), SYCL aspects by name and
- * number, and the aspect filter (seed 001) that keeps a module away from a
- * target that cannot run it. */
+/* aot.h - ahead-of-time compilation: which device triples fatlink compiles to
+ * native code, the device configuration ("Implementation Design for Device
+ * Configuration File": what each target supports and which AOT tool compiles
+ * for it), SYCL aspects by name and number, and the aspect filter ("Behavior
+ * for optional kernel features") that keeps a module away from a target that
+ * cannot run it. */
 #ifndef AOT_H
 #define AOT_H
 
@@ -45,13 +46,13 @@ struct aot_config {
   struct lw_strvec warnings; /* one line each, for the user */
 };
 
-/* The built-in table (aot/devices.json, compiled in), then, when `file` is
- * not NULL, a YAML file in seed 000's form over it: an entry replaces the
- * keys it gives; intel_gpu_<name> targets get aot-toolchain ocloc and
- * options "-device <name>" unless given; a name given twice in the file
- * warns and the later entry wins. An unknown key or aspect, a wrong type,
- * anchors, aliases, nesting or size beyond the format's: an error naming
- * file:line:column. */
+/* The built-in table (aot/devices.json, compiled in), then, when `file` is not
+ * NULL, a YAML file in the form of "Implementation Design for Device
+ * Configuration File" over it: an entry replaces the keys it gives;
+ * intel_gpu_<name> targets get aot-toolchain ocloc and options "-device <name>"
+ * unless given; a name given twice in the file warns and the later entry wins.
+ * An unknown key or aspect, a wrong type, anchors, aliases, nesting or size
+ * beyond the format's: an error naming file:line:column. */
 int aot_config_load(struct aot_config *c, const char *file, struct lw_diag *d);
 
 const struct aot_device *aot_config_find(const struct aot_config *c,

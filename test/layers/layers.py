@@ -17,12 +17,13 @@ which comes from the #include lines, resolved as the compiler does. Fails
   - a loop between files: files that call each other, directly or round a
     loop;
   - a room holding more than MAX_SHARE of the project's lines;
-  - README.md's folder map (between its "layers:" markers) differing from
-    the one --map prints from ROOMS.
+  - docs/design.md's folder map (between its "layers:" markers) differing
+    from the one --map prints from ROOMS.
 
 --plant FROM:TO adds a call from source file FROM to file TO (an include
 when TO is a header), to show that the check catches it: the tests plant
-bad arrows and expect failure. --map prints the folder map for README.md."""
+bad arrows and expect failure. --map prints the folder map for
+docs/design.md."""
 import argparse
 import collections
 import os
@@ -39,7 +40,8 @@ STAGES = {"extract", "devlink", "aot", "wrap"}
 ROOMS = {
     "wrapper": (
         "the driver: main, options, the link line's inputs, the host "
-        "link's command line, fatlink as the host linker, the launcher",
+        "link's command line, fatlink as the host linker, the launcher, "
+        "the reproducer",
         {"wrapper/fatpack", "wrapper/plan", "wrapper/cache", "wrapper/run",
          "wrapper/base"} | STAGES),
     "wrapper/fatpack": (
@@ -245,7 +247,7 @@ def loops(nodes, edges):
 
 
 def folder_map():
-    """README.md's folder map, from ROOMS."""
+    """docs/design.md's folder map, from ROOMS."""
     lines = ["| room | what it holds | may call |", "| --- | --- | --- |"]
     for r, entry in ROOMS.items():
         callees = ", ".join("`%s/`" % c for c in sorted(may_call(r)))
@@ -259,16 +261,16 @@ def folder_map():
 
 
 def check_readme(src):
-    path = os.path.join(src, "README.md")
+    path = os.path.join(src, "docs", "design.md")
     text = open(path, encoding="utf-8").read()
     m = re.search(r"<!-- layers:begin -->\n(.*?)<!-- layers:end -->", text,
                   re.S)
     if not m:
-        print("layers: README.md has no folder map between <!-- "
+        print("layers: docs/design.md has no folder map between <!-- "
               "layers:begin --> and <!-- layers:end -->")
         return 1
     if m.group(1) != folder_map():
-        print("layers: README.md's folder map differs from layers.py's "
+        print("layers: docs/design.md's folder map differs from layers.py's "
               "table (print it with layers.py --map)")
         return 1
     return 0

@@ -1,7 +1,7 @@
-/* test_aot.c - the aspect filter's rules (seed 001) on hand-made device
- * entries, the built-in device configuration: lookups, auto-detected
- * ocloc options, aspects by name and number; and aoc's command line and
- * report folder names. */
+/* test_aot.c - the aspect filter's rules ("Behavior for optional kernel
+ * features") on hand-made device entries, the built-in device configuration:
+ * lookups, auto-detected ocloc options, aspects by name and number; and aoc's
+ * command line and report folder names. */
 #include "check.h"
 #include "aot.h"
 

@@ -1,6 +1,7 @@
-/* fpga.c - FPGA device binaries that come finished or half-finished
- * (seed 003, "spir64_fpga support"): images of kind sycl whose triple names
- * the binary, in offload binaries or clang-offload-bundler entries alike.
+/* fpga.c - FPGA device binaries that come finished or half-finished ("Proposed
+ * design for offloading model", "spir64_fpga support"): images of kind sycl
+ * whose triple names the binary, in offload binaries or clang-offload-bundler
+ * entries alike.
  *   fpga_aocx-intel-unknown      an FPGA image (aoc's AOCX, or the
  *   fpga_aocr_emu-intel-unknown  emulator's binary): wrapped as it is;
  *   fpga_aocr-intel-unknown      an early image (aoc -rtl): aoc finishes it

@@ -685,7 +685,7 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
 }
 
 /* Per module: its JIT SPIR-V and native images side by side, each with the
- * module's kernels and property sets (seed 004). */
+ * module's kernels and property sets (the "SYCL Modules" proposal). */
 static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
   lw__aot_check_coverage(t);
   for (size_t k = 0; k < t->nmodules; k++) {
