@@ -3,8 +3,9 @@
  * fails has one too), as lld's --reproduce packs a host link:
  *   <root>/response.txt  fatlink's arguments, response files expanded,
  *                        every file named by its place in the tar
- *   <root>/version.txt   fatlink's and LLVM's versions, the host linker,
- *                        the device configuration, the folder it ran in
+ *   <root>/version.txt   fatlink's and LLVM's versions, the host linker's
+ *                        and clang's (--version), the device
+ *                        configuration, the folder it ran in
  *   <root>/<path>        every file the link reads, at its absolute path
  *                        (inputs, archives whole, the libraries -l finds,
  *                        linker scripts, a device configuration file)
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef LW_VERSION
@@ -34,6 +36,9 @@
 #endif
 #ifndef LW_LLVM_VERSION
 #define LW_LLVM_VERSION "22"
+#endif
+#ifndef LW_CLANG
+#define LW_CLANG "/usr/lib/llvm-22/bin/clang"
 #endif
 
 struct pack {
@@ -297,13 +302,50 @@ static int put_text(struct archive *ar, const char *name,
   return rc;
 }
 
+/* The first line `tool --version` prints, in `line` ("?" when it does not
+ * run). */
+static void tool_version(const char *tool, char *line, size_t cap) {
+  snprintf(line, cap, "?");
+  int fd[2];
+  if (!tool || pipe(fd) != 0)
+    return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    dup2(fd[1], 1);
+    if (null >= 0)
+      dup2(null, 0), dup2(null, 2);
+    char *const argv[] = {(char *)tool, "--version", NULL};
+    execv(tool, argv);
+    _exit(127);
+  }
+  close(fd[1]);
+  size_t n = 0;
+  for (ssize_t r; pid > 0 && n + 1 < cap &&
+                  (r = read(fd[0], line + n, cap - 1 - n)) != 0;)
+    if (r > 0)
+      n += (size_t)r;
+    else if (errno != EINTR)
+      break;
+  close(fd[0]);
+  int status;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  line[n] = 0;
+  line[strcspn(line, "\n")] = 0;
+  if (!line[0] || pid <= 0)
+    snprintf(line, cap, "?");
+}
+
 static int version_text(const struct lw_options *o, struct lw_buf *b) {
-  char cwd[4096];
+  char cwd[4096], linker[256], clang[256];
+  tool_version(o->linker_path, linker, sizeof linker);
+  tool_version(LW_CLANG, clang, sizeof clang);
   char *s = lw_xasprintf(
-      "fatlink %s (LLVM %s)\nhost linker: %s\ndevice configuration: %s\n"
-      "ran in: %s\n",
+      "fatlink %s (LLVM %s)\nhost linker: %s: %s\nclang: %s: %s\n"
+      "device configuration: %s\nran in: %s\n",
       LW_VERSION, LW_LLVM_VERSION,
-      o->linker_path ? o->linker_path : "(none)",
+      o->linker_path ? o->linker_path : "(none)", linker, LW_CLANG, clang,
       o->device_config ? "the file in response.txt over the built-in one"
                        : "built in",
       getcwd(cwd, sizeof cwd) ? cwd : "?");
