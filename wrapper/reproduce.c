@@ -56,10 +56,10 @@ static char *absolute(const char *path) {
                                               : NULL;
   if (!joined)
     return NULL;
-  char *out = malloc(strlen(joined) + 2);
+  char *out = malloc(strlen(joined) + 2), *save = NULL;
   size_t n = 0;
-  for (char *part = strtok(joined, "/"); out && part;
-       part = strtok(NULL, "/")) {
+  for (char *part = strtok_r(joined, "/", &save); out && part;
+       part = strtok_r(NULL, "/", &save)) {
     if (strcmp(part, ".") == 0)
       continue;
     if (strcmp(part, "..") == 0) {
@@ -282,13 +282,18 @@ static int put_file(struct archive *ar, const char *path, const char *name,
   return rc;
 }
 
-/* Appends `text` to the tar as `name`. */
-static int put_text(struct archive *ar, const char *name,
+/* Appends `text` to the tar as <root>/<leaf>. */
+static int put_text(struct archive *ar, const char *root, const char *leaf,
                     const struct lw_buf *text, struct lw_diag *d) {
   struct archive_entry *e = archive_entry_new();
-  if (!e)
+  char *name = lw_xasprintf("%s/%s", root, leaf);
+  if (!e || !name) {
+    archive_entry_free(e);
+    free(name);
     return lw_error(d, LW_ENOMEM, "out of memory");
+  }
   archive_entry_set_pathname(e, name);
+  free(name);
   archive_entry_set_size(e, (la_int64_t)text->len);
   archive_entry_set_filetype(e, AE_IFREG);
   archive_entry_set_perm(e, 0644);
@@ -366,23 +371,15 @@ static int write_tar(const char *path, const char *root,
                                archive_error_string(ar))
                : 0;
   struct lw_buf text = {0};
-  char *name = NULL;
   if (!rc && lw_response_file_text(&p->args, 0, &text))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
-  if (!rc && !(name = lw_xasprintf("%s/response.txt", root)))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc)
-    rc = put_text(ar, name, &text, d);
-  free(name);
-  name = NULL;
+    rc = put_text(ar, root, "response.txt", &text, d);
   text.len = 0;
   if (!rc && version_text(o, &text))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
-  if (!rc && !(name = lw_xasprintf("%s/version.txt", root)))
-    rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc)
-    rc = put_text(ar, name, &text, d);
-  free(name);
+    rc = put_text(ar, root, "version.txt", &text, d);
   lw_buf_free(&text);
   for (size_t i = 0; !rc && i < p->files.n; i++) {
     char *entry = lw_xasprintf("%s%s", root, p->files.v[i]);
