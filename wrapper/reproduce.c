@@ -4,8 +4,9 @@
  *   <root>/response.txt  fatlink's arguments, response files expanded,
  *                        every file named by its place in the tar
  *   <root>/version.txt   fatlink's and LLVM's versions, the host linker's
- *                        and clang's (--version), the device
- *                        configuration, the folder it ran in
+ *                        and clang's (--version), the folder it ran in
+ *   <root>/device-config.yaml  the device configuration the link used
+ *                        (the built-in table, a file given over it)
  *   <root>/<path>        every file the link reads, at its absolute path
  *                        (inputs, archives whole, the libraries -l finds,
  *                        linker scripts, a device configuration file)
@@ -18,6 +19,7 @@
 #include "internal.h"
 #include "run/run.h"
 
+#include "aot.h"
 #include "ex.h"
 
 #include <archive.h>
@@ -348,14 +350,33 @@ static int version_text(const struct lw_options *o, struct lw_buf *b) {
   tool_version(LW_CLANG, clang, sizeof clang);
   char *s = lw_xasprintf(
       "fatlink %s (LLVM %s)\nhost linker: %s: %s\nclang: %s: %s\n"
-      "device configuration: %s\nran in: %s\n",
+      "ran in: %s\n",
       LW_VERSION, LW_LLVM_VERSION,
       o->linker_path ? o->linker_path : "(none)", linker, LW_CLANG, clang,
-      o->device_config ? "the file in response.txt over the built-in one"
-                       : "built in",
       getcwd(cwd, sizeof cwd) ? cwd : "?");
   int rc = s ? lw_buf_append(b, s, strlen(s)) : LW_ENOMEM;
   free(s);
+  return rc;
+}
+
+/* The device configuration as the link reads it, as YAML; nothing when
+ * the file given cannot be read (the link says why). */
+static int device_config_text(const struct lw_options *o, struct lw_buf *b) {
+  struct aot_config c = {0};
+  struct lw_diag ignore = {0};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = NULL;
+  int rc = 0;
+  if (aot_config_load(&c, o->device_config, &ignore) == 0 &&
+      (f = open_memstream(&text, &len)) != NULL) {
+    int bad = aot_config_write(&c, NULL, f, &ignore);
+    bad |= fclose(f) != 0;
+    if (!bad)
+      rc = lw_buf_append(b, text, len);
+  }
+  free(text);
+  aot_config_free(&c);
   return rc;
 }
 
@@ -380,6 +401,11 @@ static int write_tar(const char *path, const char *root,
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc)
     rc = put_text(ar, root, "version.txt", &text, d);
+  text.len = 0;
+  if (!rc && device_config_text(o, &text))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (!rc && text.len)
+    rc = put_text(ar, root, "device-config.yaml", &text, d);
   lw_buf_free(&text);
   for (size_t i = 0; !rc && i < p->files.n; i++) {
     char *entry = lw_xasprintf("%s%s", root, p->files.v[i]);
