@@ -26,7 +26,12 @@ struct wrp_sycl_image {
   const struct lw_strvec *entries; /* kernel names */
   const struct dl_propset *sets;
   size_t nsets;
+  const char *triple; /* the device triple (LLVM 22's layout names it) */
 };
+
+/* Which SYCL runtime's registration: DPC++'s (sycl.c) or upstream LLVM
+ * 22's (sycl_llvm22.c). */
+enum wrp_sycl_abi { WRP_SYCL_DPCPP, WRP_SYCL_LLVM22 };
 
 struct wrp_omp_image {
   const unsigned char *binary; /* an OffloadBinary holding the linked
@@ -48,6 +53,7 @@ struct wrp_request {
   const struct wrp_omp_image *omp;
   size_t nomp;
   int relocatable; /* -r: images in a section the output keeps */
+  enum wrp_sycl_abi sycl_abi;
   struct wrp_fatbin cuda, hip;
 };
 

@@ -1,7 +1,8 @@
 /* build.c - the registration module of a link: a context and module for
- * the host, the SYCL descriptor (sycl.c), the libomptarget one (openmp.c)
- * and the CUDA and HIP fatbinaries' registration (cuda.c), built on the IR
- * helpers (ir.c), then the constructor and destructor lists. */
+ * the host, the SYCL descriptor (DPC++'s: sycl.c, or LLVM 22's:
+ * sycl_llvm22.c), the libomptarget one (openmp.c) and the CUDA and HIP
+ * fatbinaries' registration (cuda.c), built on the IR helpers (ir.c), then
+ * the constructor and destructor lists. */
 #include "internal.h"
 
 int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
@@ -21,7 +22,9 @@ int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
   LLVMStructSetBody(ir.entry_ty, ef, 9, 0);
   int rc = 0;
   if (req->nsycl)
-    rc = wrp__sycl(&ir, req->sycl, req->nsycl, d);
+    rc = req->sycl_abi == WRP_SYCL_LLVM22
+             ? wrp__sycl_llvm22(&ir, req->sycl, req->nsycl, d)
+             : wrp__sycl(&ir, req->sycl, req->nsycl, d);
   if (!rc && req->nomp)
     rc = wrp__openmp(&ir, req->omp, req->nomp, req->relocatable, d);
   if (!rc && req->cuda.data)

@@ -34,7 +34,7 @@ enum id {
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
   O_EMBED_BITCODE, O_HELP_HIDDEN, O_DEVICE_TRIPLE, O_BACKEND_COMPILE,
   O_TARGET_LINK, O_ACCEPTED, O_DEFAULT_SPEC_IMAGE, O_KEEP_EXTERNALS,
-  O_DPCPP_LATER, O_REPRODUCE,
+  O_DPCPP_LATER, O_REPRODUCE, O_SYCL_ABI,
 };
 
 struct opt {
@@ -201,6 +201,10 @@ static const struct opt table[] = {
     {"--sycl-allow-device-image-dependencies", FLAG, O_SYCL_IMAGE_DEPS, 0,
      "device images may call SYCL_EXTERNAL functions of other images "
      "(post-link -support-dynamic-linking)"},
+    {"--sycl-abi=", JOINED, O_SYCL_ABI, 0,
+     "dpcpp|llvm22: register SYCL images for DPC++'s runtime (the default) "
+     "or in upstream LLVM 22's layout, as its clang-linker-wrapper does (no "
+     "property sets: a module that needs them is refused)"},
     {"--sycl-module-split-mode=", JOINED, O_SYCL_SPLIT, 0,
      "per_kernel|per_source|auto|off: SYCL device code split (auto)"},
     {"--sycl-dump-device-code=", JOINED, O_DUMP, 0,
@@ -585,6 +589,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_strvec_push(&o->linker_args, "-v") ? LW_ENOMEM : 0;
   case O_SYCL_SPLIT:
     return parse_split(o, v, "--sycl-module-split-mode", d);
+  case O_SYCL_ABI:
+    return one_of("--sycl-abi", v, "dpcpp", "llvm22", &o->sycl_abi_llvm22,
+                  d);
   case O_FPGA_LINK:
     if (strcmp(v, "early") == 0 || strcmp(v, "image") == 0) {
       o->fpga_link = v[0] == 'e' ? LW_FPGA_EARLY : LW_FPGA_IMAGE;

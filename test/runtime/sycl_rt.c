@@ -304,10 +304,12 @@ static void walk(const struct desc *d) {
   } places[4096];
   size_t nplaces = 0;
   const char *dump = getenv("SYCL_RT_DUMP");
+  /* Every image of a descriptor has the layout of the first. */
+  uint16_t layout = d->count ? *(const uint16_t *)d->images : 0;
   for (unsigned i = 0; i < d->count; i++) {
     const struct image_v2 *v2 = (const struct image_v2 *)d->images + i;
     const struct image_v3 *v3 = (const struct image_v3 *)d->images + i;
-    uint16_t version = v2->version;
+    uint16_t version = layout == 3 ? v3->version : v2->version;
     CHECK(version == 2 || version == 3, "image %u version %u", i, version);
     /* Both layouts share the first fields; only take the common ones from
      * the right struct. */

@@ -106,7 +106,10 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
                             .nsycl = p->nsycl,
                             .omp = p->omp,
                             .nomp = p->nomp,
-                            .relocatable = p->o->relocatable};
+                            .relocatable = p->o->relocatable,
+                            .sycl_abi = p->o->sycl_abi_llvm22
+                                            ? WRP_SYCL_LLVM22
+                                            : WRP_SYCL_DPCPP};
   /* A dry run registers an empty fatbinary, as upstream prints it. */
   struct wrp_fatbin *fbs[LW_FATBIN_SLOTS] = {&req.cuda, &req.hip};
   for (size_t i = 0; i < LW_FATBIN_SLOTS; i++)

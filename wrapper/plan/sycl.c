@@ -684,6 +684,27 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   return 0;
 }
 
+/* LLVM 22's layout has no property sets: a module whose runtime needs one
+ * of these cannot be registered in it (--sycl-abi=llvm22), and is refused
+ * by name rather than registered without it. */
+static int llvm22_carries(const struct lw_options *o,
+                          const struct dl_props *props, size_t k,
+                          const char *triple, struct lw_diag *d) {
+  static const char *const needed[] = {
+      "SYCL/specialization constants", "SYCL/device globals",
+      "SYCL/virtual functions",        "SYCL/exported symbols",
+      "SYCL/imported symbols",         "SYCL/host pipes"};
+  for (size_t i = 0; o->sycl_abi_llvm22 && i < props->n; i++)
+    for (size_t j = 0; j < LW_ARRAY_SIZE(needed); j++)
+      if (props->s[i].n && strcmp(props->s[i].name, needed[j]) == 0)
+        return lw_error(d, LW_EINVAL,
+                        "--sycl-abi=llvm22 cannot register module %zu of %s: "
+                        "it needs property set '%s', which LLVM 22's "
+                        "layout has not (use --sycl-abi=dpcpp)",
+                        k, triple, needed[j]);
+  return 0;
+}
+
 /* Per module: its JIT SPIR-V and native images side by side, each with the
  * module's kernels and property sets (the "SYCL Modules" proposal). */
 static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
@@ -702,6 +723,9 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
         continue;
       const struct dl_props *props =
           out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;
+      int rc = llvm22_carries(p->o, props, k, t->triple, d);
+      if (rc)
+        return rc;
       if (lw_grow(&p->sycl, p->nsycl, &p->capsycl, sizeof *p->sycl, 16))
         return lw_error(d, LW_ENOMEM, "out of memory");
       p->sycl[p->nsycl++] = (struct wrp_sycl_image){
@@ -713,7 +737,8 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
           p->o->sycl_link_opts ? p->o->sycl_link_opts : "",
           &gr->kernels,
           props->s,
-          props->n};
+          props->n,
+          t->triple};
     }
   }
   return 0;
