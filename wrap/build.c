@@ -23,7 +23,8 @@ int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
   int rc = 0;
   if (req->nsycl)
     rc = req->sycl_abi == WRP_SYCL_LLVM22
-             ? wrp__sycl_llvm22(&ir, req->sycl, req->nsycl, d)
+             ? wrp__sycl_llvm22(&ir, req->sycl, req->nsycl, req->relocatable,
+                                d)
              : wrp__sycl(&ir, req->sycl, req->nsycl, d);
   if (!rc && req->nomp)
     rc = wrp__openmp(&ir, req->omp, req->nomp, req->relocatable, d);

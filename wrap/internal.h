@@ -64,7 +64,7 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
               struct lw_diag *d);
 /* The same in upstream LLVM 22's layout (sycl_llvm22.c). */
 int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
-                     size_t n, struct lw_diag *d);
+                     size_t n, int relocatable, struct lw_diag *d);
 int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
                 size_t n, int relocatable, struct lw_diag *d);
 /* CUDA's registration of a fatbinary, or HIP's when `hip`. */

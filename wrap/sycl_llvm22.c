@@ -50,7 +50,7 @@ static LLVMValueRef gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off) {
 }
 
 int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
-                     size_t n, struct lw_diag *d) {
+                     size_t n, int relocatable, struct lw_diag *d) {
   if (n > UINT16_MAX)
     return lw_error(d, LW_EINVAL, "too many SYCL device images (%zu)", n);
   LLVMTypeRef img_ty = LLVMStructCreateNamed(ir->ctx, "__sycl.tgt_device_image");
@@ -76,8 +76,10 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
     const char *lo = img->link_opts ? img->link_opts : "";
     LLVMValueRef lopts = wrp__bytes(ir, name, lo, strlen(lo), 1, NULL, 0);
     snprintf(name, sizeof name, ".sycl_offloading.%zu.data", i);
+    /* (-r takes .llvm.offloading out of its output: the images stay in
+     * their constant section there) */
     LLVMValueRef data = wrp__bytes(ir, name, img->data, img->size, 0,
-                                   ".llvm.offloading", 0);
+                                   relocatable ? NULL : ".llvm.offloading", 0);
     size_t ne = img->entries ? img->entries->n : 0;
     LLVMValueRef *entries = calloc(ne ? ne : 1, sizeof *entries);
     LLVMValueRef *listed = calloc(ne ? ne : 1, sizeof *listed);
