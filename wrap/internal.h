@@ -62,6 +62,11 @@ void wrp__finish_xtors(struct wrp__ir *ir);
 
 int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
               struct lw_diag *d);
+/* The descriptor { u16 Version=1, u16 n, images, null, null }, the same in
+ * DPC++'s and LLVM 22's layouts, and the constructor and destructor of
+ * priority 1 that hand it to __sycl_register_lib and
+ * __sycl_unregister_lib (sycl.c). */
+void wrp__sycl_descriptor(struct wrp__ir *ir, LLVMValueRef images, size_t n);
 /* The same in upstream LLVM 22's layout (sycl_llvm22.c). */
 int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
                      size_t n, int relocatable, struct lw_diag *d);

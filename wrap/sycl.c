@@ -61,6 +61,28 @@ static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
                     img->nsets, end);
 }
 
+void wrp__sycl_descriptor(struct wrp__ir *ir, LLVMValueRef images, size_t n) {
+  LLVMTypeRef desc_ty = LLVMStructCreateNamed(ir->ctx, "__sycl.tgt_bin_desc");
+  LLVMTypeRef df[5] = {ir->i16, ir->i16, ir->ptr, ir->ptr, ir->ptr};
+  LLVMStructSetBody(desc_ty, df, 5, 0);
+  LLVMValueRef init[5] = {LLVMConstInt(ir->i16, DESC_VERSION, 0),
+                          LLVMConstInt(ir->i16, n, 0), images,
+                          LLVMConstNull(ir->ptr), LLVMConstNull(ir->ptr)};
+  LLVMValueRef desc =
+      LLVMAddGlobal(ir->mod, desc_ty, ".sycl_offloading.descriptor");
+  LLVMSetInitializer(desc, LLVMConstNamedStruct(desc_ty, init, 5));
+  LLVMSetGlobalConstant(desc, 1);
+  LLVMSetLinkage(desc, LLVMInternalLinkage);
+  wrp__add_xtor(ir, 0,
+                wrp__call_fn(ir, "sycl.descriptor_reg", "__sycl_register_lib",
+                             desc),
+                1);
+  wrp__add_xtor(ir, 1,
+                wrp__call_fn(ir, "sycl.descriptor_unreg",
+                             "__sycl_unregister_lib", desc),
+                1);
+}
+
 int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
               struct lw_diag *d) {
   if (n > UINT16_MAX)
@@ -78,9 +100,6 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
                          ir->ptr, ir->ptr, ir->ptr, ir->ptr, ir->ptr,
                          ir->ptr, ir->ptr, ir->ptr, ir->ptr};
   LLVMStructSetBody(img_ty, imf, 14, 0);
-  LLVMTypeRef desc_ty = LLVMStructCreateNamed(ir->ctx, "__sycl.tgt_bin_desc");
-  LLVMTypeRef df[5] = {ir->i16, ir->i16, ir->ptr, ir->ptr, ir->ptr};
-  LLVMStructSetBody(desc_ty, df, 5, 0);
 
   LLVMValueRef *wrapped = calloc(n ? n : 1, sizeof *wrapped);
   LLVMValueRef *infos = calloc(n ? n : 1, sizeof *infos);
@@ -169,21 +188,6 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
   LLVMValueRef images = wrp__array(ir, ".sycl_offloading.device_images",
                                    img_ty, wrapped, n, &iend);
   free(wrapped);
-  LLVMValueRef df_init[5] = {LLVMConstInt(ir->i16, DESC_VERSION, 0),
-                             LLVMConstInt(ir->i16, n, 0), images,
-                             LLVMConstNull(ir->ptr), LLVMConstNull(ir->ptr)};
-  LLVMValueRef desc = LLVMAddGlobal(ir->mod, desc_ty,
-                                    ".sycl_offloading.descriptor");
-  LLVMSetInitializer(desc, LLVMConstNamedStruct(desc_ty, df_init, 5));
-  LLVMSetGlobalConstant(desc, 1);
-  LLVMSetLinkage(desc, LLVMInternalLinkage);
-  wrp__add_xtor(ir, 0,
-                wrp__call_fn(ir, "sycl.descriptor_reg", "__sycl_register_lib",
-                             desc),
-                1);
-  wrp__add_xtor(ir, 1,
-                wrp__call_fn(ir, "sycl.descriptor_unreg",
-                             "__sycl_unregister_lib", desc),
-                1);
+  wrp__sycl_descriptor(ir, images, n);
   return 0;
 }

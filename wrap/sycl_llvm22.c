@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { IMAGE_VERSION = 3, DESC_VERSION = 1, OFK_SYCL = 8 };
+enum { IMAGE_VERSION = 3, OFK_SYCL = 8 };
 
 /* The entry of kernel `name`: its name string and its weak global in the
  * shared table, as LLVM's emitOffloadingEntry makes them. */
@@ -57,9 +57,6 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
   LLVMTypeRef imf[12] = {ir->i16, ir->i8,  ir->i8,  ir->ptr, ir->ptr, ir->ptr,
                          ir->ptr, ir->ptr, ir->ptr, ir->ptr, ir->ptr, ir->ptr};
   LLVMStructSetBody(img_ty, imf, 12, 0);
-  LLVMTypeRef desc_ty = LLVMStructCreateNamed(ir->ctx, "__sycl.tgt_bin_desc");
-  LLVMTypeRef df[5] = {ir->i16, ir->i16, ir->ptr, ir->ptr, ir->ptr};
-  LLVMStructSetBody(desc_ty, df, 5, 0);
   LLVMValueRef *wrapped = calloc(n ? n : 1, sizeof *wrapped);
   if (!wrapped)
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -121,21 +118,6 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
   free(wrapped);
   if (n)
     LLVMSetUnnamedAddress(images, LLVMGlobalUnnamedAddr);
-  LLVMValueRef dfi[5] = {LLVMConstInt(ir->i16, DESC_VERSION, 0),
-                         LLVMConstInt(ir->i16, n, 0), images,
-                         LLVMConstNull(ir->ptr), LLVMConstNull(ir->ptr)};
-  LLVMValueRef desc =
-      LLVMAddGlobal(ir->mod, desc_ty, ".sycl_offloading.descriptor");
-  LLVMSetInitializer(desc, LLVMConstNamedStruct(desc_ty, dfi, 5));
-  LLVMSetGlobalConstant(desc, 1);
-  LLVMSetLinkage(desc, LLVMInternalLinkage);
-  wrp__add_xtor(ir, 0,
-                wrp__call_fn(ir, "sycl.descriptor_reg", "__sycl_register_lib",
-                             desc),
-                1);
-  wrp__add_xtor(ir, 1,
-                wrp__call_fn(ir, "sycl.descriptor_unreg",
-                             "__sycl_unregister_lib", desc),
-                1);
+  wrp__sycl_descriptor(ir, images, n);
   return 0;
 }
