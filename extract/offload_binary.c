@@ -304,51 +304,76 @@ int ex__parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
   return 0;
 }
 
-int ex_write_offload_binary(const struct ex_write_image *img,
-                            struct lw_buf *out, size_t *image_off_out) {
-  /* Version 1: header, one entry, string entries, string table, image. */
-  size_t strtab = 0;
-  for (size_t i = 0; i < img->nstrings; i++)
-    strtab += strlen(img->strings[i].key) + 1 + img->strings[i].value_len + 1;
-  size_t str_entries = HEADER_V1 + ENTRY_SIZE;
-  size_t strtab_off = str_entries + 16 * img->nstrings;
-  size_t image_off = (strtab_off + strtab + 7) & ~(size_t)7;
-  size_t total = (image_off + img->size + 7) & ~(size_t)7;
-  unsigned char *b = calloc(1, total);
-  if (!b)
+int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
+                              uint32_t version, struct lw_buf *out,
+                              size_t *image_offs) {
+  /* Header, the entries, every entry's string entries, the string table,
+   * then each image 8-byte aligned. Version 1 holds one entry and its
+   * strings end at their NUL; from version 2 on a string's size is given. */
+  if (n == 0 || (version == 1 && n != 1) || version > 2)
+    return LW_EINVAL;
+  size_t se_size = version == 1 ? 16 : 24, nstr = 0, strtab = 0;
+  for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; i < imgs[k].nstrings; i++, nstr++)
+      strtab += strlen(imgs[k].strings[i].key) + 1 +
+                imgs[k].strings[i].value_len + 1;
+  size_t str_entries = HEADER_V1 + ENTRY_SIZE * n;
+  size_t strtab_off = str_entries + se_size * nstr;
+  size_t total = (strtab_off + strtab + 7) & ~(size_t)7;
+  size_t *offs = calloc(n, sizeof *offs);
+  if (!offs)
     return LW_ENOMEM;
+  for (size_t k = 0; k < n; k++) {
+    offs[k] = total;
+    total = (total + imgs[k].size + 7) & ~(size_t)7;
+  }
+  unsigned char *b = calloc(1, total);
+  if (!b) {
+    free(offs);
+    return LW_ENOMEM;
+  }
   memcpy(b, magic, 4);
-  wr32(b + 4, 1);
+  wr32(b + 4, version);
   wr64(b + 8, total);
   wr64(b + 16, HEADER_V1);
-  wr64(b + 24, ENTRY_SIZE);
-  unsigned char *e = b + HEADER_V1;
-  wr16(e, img->image_kind);
-  wr16(e + 2, img->offload_kind);
-  wr32(e + 4, img->flags);
-  wr64(e + 8, str_entries);
-  wr64(e + 16, img->nstrings);
-  wr64(e + 24, image_off);
-  wr64(e + 32, img->size);
-  size_t pos = strtab_off;
-  for (size_t i = 0; i < img->nstrings; i++) {
-    const struct ex_string *s = &img->strings[i];
-    unsigned char *se = b + str_entries + 16 * i;
-    size_t klen = strlen(s->key);
-    wr64(se, pos);
-    memcpy(b + pos, s->key, klen);
-    pos += klen + 1;
-    wr64(se + 8, pos);
-    memcpy(b + pos, s->value, s->value_len);
-    pos += s->value_len + 1;
+  wr64(b + 24, version == 1 ? ENTRY_SIZE : n);
+  size_t pos = strtab_off, se = str_entries;
+  for (size_t k = 0; k < n; k++) {
+    const struct ex_write_image *img = &imgs[k];
+    unsigned char *e = b + HEADER_V1 + ENTRY_SIZE * k;
+    wr16(e, img->image_kind);
+    wr16(e + 2, img->offload_kind);
+    wr32(e + 4, img->flags);
+    wr64(e + 8, se);
+    wr64(e + 16, img->nstrings);
+    wr64(e + 24, offs[k]);
+    wr64(e + 32, img->size);
+    for (size_t i = 0; i < img->nstrings; i++, se += se_size) {
+      const struct ex_string *s = &img->strings[i];
+      size_t klen = strlen(s->key);
+      wr64(b + se, pos);
+      memcpy(b + pos, s->key, klen);
+      pos += klen + 1;
+      wr64(b + se + 8, pos);
+      if (version > 1)
+        wr64(b + se + 16, s->value_len);
+      memcpy(b + pos, s->value, s->value_len);
+      pos += s->value_len + 1;
+    }
+    if (img->size)
+      memcpy(b + offs[k], img->data, img->size);
+    if (image_offs)
+      image_offs[k] = offs[k];
   }
-  if (img->size)
-    memcpy(b + image_off, img->data, img->size);
   int rc = lw_buf_append(out, b, total);
   free(b);
-  if (image_off_out)
-    *image_off_out = image_off;
+  free(offs);
   return rc;
+}
+
+int ex_write_offload_binary(const struct ex_write_image *img,
+                            struct lw_buf *out, size_t *image_off_out) {
+  return ex_write_offload_binaries(img, 1, 1, out, image_off_out);
 }
 
 static int match_offload_binary(const unsigned char *head, size_t len) {

@@ -144,6 +144,12 @@ struct ex_write_image {
  * `*image_off` (may be NULL) to the offset of the image within the blob. */
 int ex_write_offload_binary(const struct ex_write_image *img,
                             struct lw_buf *out, size_t *image_off);
+/* Appends one OffloadBinary of `version` (1: one image; 2: several) holding
+ * imgs[0..n); image_offs[k] (may be NULL) gets where image k is in it.
+ * LW_EINVAL for a count or version it cannot write, LW_ENOMEM. */
+int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
+                              uint32_t version, struct lw_buf *out,
+                              size_t *image_offs);
 
 /* One entry of a bundle to write: `id` as the bundler spells it. */
 struct ex_bundle_entry {

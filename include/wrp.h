@@ -29,9 +29,10 @@ struct wrp_sycl_image {
   const char *triple; /* the device triple (LLVM 22's layout names it) */
 };
 
-/* Which SYCL runtime's registration: DPC++'s (sycl.c) or upstream LLVM
- * 22's (sycl_llvm22.c). */
-enum wrp_sycl_abi { WRP_SYCL_DPCPP, WRP_SYCL_LLVM22 };
+/* Which SYCL runtime's registration: DPC++'s (sycl.c), upstream LLVM 22's
+ * (sycl_llvm22.c) or LLVM 23's: one OffloadBinary of every image, which the
+ * caller makes (sycl_llvm23.c registers it). */
+enum wrp_sycl_abi { WRP_SYCL_DPCPP, WRP_SYCL_LLVM22, WRP_SYCL_LLVM23 };
 
 struct wrp_omp_image {
   const unsigned char *binary; /* an OffloadBinary holding the linked
@@ -54,6 +55,7 @@ struct wrp_request {
   size_t nomp;
   int relocatable; /* -r: images in a section the output keeps */
   enum wrp_sycl_abi sycl_abi;
+  struct wrp_fatbin sycl_binary; /* LLVM 23: the OffloadBinary of `sycl` */
   struct wrp_fatbin cuda, hip;
 };
 

@@ -1,6 +1,6 @@
 /* build.c - the registration module of a link: a context and module for
  * the host, the SYCL descriptor (DPC++'s: sycl.c, or LLVM 22's:
- * sycl_llvm22.c), the libomptarget one (openmp.c) and the CUDA and HIP
+ * sycl_llvm22.c) or LLVM 23's binary (sycl_llvm23.c), the libomptarget one (openmp.c) and the CUDA and HIP
  * fatbinaries' registration (cuda.c), built on the IR helpers (ir.c), then
  * the constructor and destructor lists. */
 #include "internal.h"
@@ -21,7 +21,9 @@ int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
                        ir.ptr, ir.i64, ir.i64, ir.ptr};
   LLVMStructSetBody(ir.entry_ty, ef, 9, 0);
   int rc = 0;
-  if (req->nsycl)
+  if (req->nsycl && req->sycl_abi == WRP_SYCL_LLVM23)
+    wrp__sycl_llvm23(&ir, &req->sycl_binary, req->relocatable);
+  else if (req->nsycl)
     rc = req->sycl_abi == WRP_SYCL_LLVM22
              ? wrp__sycl_llvm22(&ir, req->sycl, req->nsycl, req->relocatable,
                                 d)

@@ -67,6 +67,10 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
  * priority 1 that hand it to __sycl_register_lib and
  * __sycl_unregister_lib (sycl.c). */
 void wrp__sycl_descriptor(struct wrp__ir *ir, LLVMValueRef images, size_t n);
+/* LLVM 23's: `bin`, the OffloadBinary of every image, registered as it is
+ * (sycl_llvm23.c). */
+void wrp__sycl_llvm23(struct wrp__ir *ir, const struct wrp_fatbin *bin,
+                      int relocatable);
 /* The same in upstream LLVM 22's layout (sycl_llvm22.c). */
 int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
                      size_t n, int relocatable, struct lw_diag *d);

@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include "dl.h"
+#include "wrp.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -202,9 +203,10 @@ static const struct opt table[] = {
      "device images may call SYCL_EXTERNAL functions of other images "
      "(post-link -support-dynamic-linking)"},
     {"--sycl-abi=", JOINED, O_SYCL_ABI, 0,
-     "dpcpp|llvm22: register SYCL images for DPC++'s runtime (the default) "
-     "or in upstream LLVM 22's layout, as its clang-linker-wrapper does (no "
-     "property sets: a module that needs them is refused)"},
+     "dpcpp|llvm22|llvm23: register SYCL images for DPC++'s runtime (the "
+     "default), in upstream LLVM 22's layout, as its clang-linker-wrapper "
+     "does, or as LLVM 23's: one OffloadBinary (neither has property sets: "
+     "a module that needs them is refused)"},
     {"--sycl-module-split-mode=", JOINED, O_SYCL_SPLIT, 0,
      "per_kernel|per_source|auto|off: SYCL device code split (auto)"},
     {"--sycl-dump-device-code=", JOINED, O_DUMP, 0,
@@ -590,8 +592,16 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_SYCL_SPLIT:
     return parse_split(o, v, "--sycl-module-split-mode", d);
   case O_SYCL_ABI:
-    return one_of("--sycl-abi", v, "dpcpp", "llvm22", &o->sycl_abi_llvm22,
-                  d);
+    if (strcmp(v, "dpcpp") == 0 || strcmp(v, "llvm22") == 0 ||
+        strcmp(v, "llvm23") == 0) {
+      o->sycl_abi = v[0] == 'd'         ? WRP_SYCL_DPCPP
+                    : v[5] == '2' ? WRP_SYCL_LLVM22
+                                        : WRP_SYCL_LLVM23;
+      return 0;
+    }
+    return lw_error(d, LW_EINVAL, "invalid --sycl-abi value '%s' (expected "
+                                  "dpcpp, llvm22 or llvm23)",
+                    v);
   case O_FPGA_LINK:
     if (strcmp(v, "early") == 0 || strcmp(v, "image") == 0) {
       o->fpga_link = v[0] == 'e' ? LW_FPGA_EARLY : LW_FPGA_IMAGE;

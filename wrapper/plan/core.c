@@ -96,6 +96,56 @@ static void release_targets(struct lw_plan *p) {
   malloc_trim(0);
 }
 
+/* LLVM 23's SYCL registration: one OffloadBinary (version 2) of every
+ * image: image kind SPIR-V (6) or object (1), offload kind SYCL (8), its
+ * triple and arch, and its kernels as LLVM 23's "symbols" value: a u32
+ * count, then per kernel a u32 offset (from the value's start) and u32
+ * size, then the names, each ending in NUL. */
+static int llvm23_binary(const struct wrp_sycl_image *imgs, size_t n,
+                         struct lw_buf *out) {
+  struct ex_write_image *w = calloc(n, sizeof *w);
+  struct ex_string *str = calloc(3 * n, sizeof *str);
+  struct lw_buf *syms = calloc(n, sizeof *syms);
+  int rc = w && str && syms ? 0 : LW_ENOMEM;
+  for (size_t k = 0; !rc && k < n; k++) {
+    const struct lw_strvec *e = imgs[k].entries;
+    size_t ne = e ? e->n : 0, at = 4 + 8 * ne;
+    unsigned char word[4];
+    for (size_t b = 0; b < 4; b++)
+      word[b] = (unsigned char)((uint32_t)ne >> (8 * b));
+    rc = lw_buf_append(&syms[k], word, 4);
+    for (size_t i = 0; !rc && i < ne; i++) {
+      uint32_t pair[2] = {(uint32_t)at, (uint32_t)strlen(e->v[i])};
+      for (size_t h = 0; !rc && h < 2; h++) {
+        for (size_t b = 0; b < 4; b++)
+          word[b] = (unsigned char)(pair[h] >> (8 * b));
+        rc = lw_buf_append(&syms[k], word, 4);
+      }
+      at += pair[1] + 1;
+    }
+    for (size_t i = 0; !rc && i < ne; i++)
+      rc = lw_buf_append(&syms[k], e->v[i], strlen(e->v[i]) + 1);
+    int spirv = imgs[k].format == WRP_FMT_SPIRV;
+    const char *arch = spirv ? "" : imgs[k].target;
+    const char *triple = imgs[k].triple ? imgs[k].triple : imgs[k].target;
+    /* (the writer only reads them: no copies) */
+    str[3 * k] = (struct ex_string){"triple", (char *)triple, strlen(triple)};
+    str[3 * k + 1] = (struct ex_string){"arch", (char *)arch, strlen(arch)};
+    str[3 * k + 2] =
+        (struct ex_string){"symbols", (char *)syms[k].data, syms[k].len};
+    w[k] = (struct ex_write_image){spirv ? 6 : 1, 8, 0, &str[3 * k], 3,
+                                   imgs[k].data, imgs[k].size};
+  }
+  if (!rc)
+    rc = ex_write_offload_binaries(w, n, 2, out, NULL);
+  for (size_t k = 0; syms && k < n; k++)
+    lw_buf_free(&syms[k]);
+  free(syms);
+  free(str);
+  free(w);
+  return rc;
+}
+
 static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   struct lw_plan *p = j->data;
   if (p->hit)
@@ -107,9 +157,16 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
                             .omp = p->omp,
                             .nomp = p->nomp,
                             .relocatable = p->o->relocatable,
-                            .sycl_abi = p->o->sycl_abi_llvm22
-                                            ? WRP_SYCL_LLVM22
-                                            : WRP_SYCL_DPCPP};
+                            .sycl_abi = p->o->sycl_abi};
+  struct lw_buf blob = {0};
+  if (p->o->sycl_abi == WRP_SYCL_LLVM23 && p->nsycl) {
+    int rc = llvm23_binary(p->sycl, p->nsycl, &blob);
+    if (rc) {
+      lw_buf_free(&blob);
+      return lw_error(d, rc, "out of memory");
+    }
+    req.sycl_binary = (struct wrp_fatbin){blob.data, blob.len};
+  }
   /* A dry run registers an empty fatbinary, as upstream prints it. */
   struct wrp_fatbin *fbs[LW_FATBIN_SLOTS] = {&req.cuda, &req.hip};
   for (size_t i = 0; i < LW_FATBIN_SLOTS; i++)
@@ -122,6 +179,7 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
   LLVMModuleRef mod;
   struct dl_module *m;
   int rc = wrp_build(&req, &ctx, &mod, d);
+  lw_buf_free(&blob);
   if (rc)
     return rc;
   release_targets(p);

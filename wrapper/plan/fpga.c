@@ -279,7 +279,7 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   lw__fpga_kind_of(t->triple, &k);
   if (k == FPGA_AOCO || k == FPGA_DEP)
     return 0; /* read by the aoc runs */
-  if (t->plan->o->sycl_abi_llvm22)
+  if (t->plan->o->sycl_abi == WRP_SYCL_LLVM22)
     return lw_error(d, LW_EINVAL,
                     "--sycl-abi=llvm22 cannot register native images "
                     "(spir64_fpga): LLVM 22's layout marks no image format, "

@@ -59,7 +59,7 @@ struct lw_options {
   int sycl_keep_externals; /* --no-sycl-remove-unused-external-funcs */
   int sycl_lower_esimd;    /* post-link -lower-esimd */
   const char *sycl_compile_opts, *sycl_link_opts; /* the images' options */
-  int sycl_abi_llvm22; /* --sycl-abi=llvm22: LLVM 22's registration */
+  int sycl_abi; /* --sycl-abi=: an enum wrp_sycl_abi */
   unsigned sycl_spec_const;     /* -spec-const=: DL_SPEC_NATIVE or
                                    DL_SPEC_EMULATION; 0: per target */
   int sycl_default_spec_images; /* -generate-device-image-default-spec-consts */

@@ -677,7 +677,8 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   if (!rc)
     rc = lw__aot_plan_target(t, d);
   /* LLVM 22's layout marks no image format: JIT SPIR-V only */
-  for (size_t u = 0; !rc && p->o->sycl_abi_llvm22 && u < t->nouts; u++)
+  for (size_t u = 0; !rc && p->o->sycl_abi == WRP_SYCL_LLVM22 && u < t->nouts;
+       u++)
     if (t->outs[u].kind != AOT_JIT)
       rc = lw_error(d, LW_EINVAL,
                     "--sycl-abi=llvm22 cannot register native images (%s): "
@@ -702,14 +703,16 @@ static int llvm22_carries(const struct lw_options *o,
       "SYCL/specialization constants", "SYCL/device globals",
       "SYCL/virtual functions",        "SYCL/exported symbols",
       "SYCL/imported symbols",         "SYCL/host pipes"};
-  for (size_t i = 0; o->sycl_abi_llvm22 && i < props->n; i++)
+  for (size_t i = 0; o->sycl_abi != WRP_SYCL_DPCPP && i < props->n; i++)
     for (size_t j = 0; j < LW_ARRAY_SIZE(needed); j++)
       if (props->s[i].n && strcmp(props->s[i].name, needed[j]) == 0)
         return lw_error(d, LW_EINVAL,
-                        "--sycl-abi=llvm22 cannot register module %zu of %s: "
-                        "it needs property set '%s', which LLVM 22's "
+                        "--sycl-abi=%s cannot register module %zu of %s: "
+                        "it needs property set '%s', which LLVM %s's "
                         "layout has not (use --sycl-abi=dpcpp)",
-                        k, triple, needed[j]);
+                        o->sycl_abi == WRP_SYCL_LLVM22 ? "llvm22" : "llvm23",
+                        k, triple, needed[j],
+                        o->sycl_abi == WRP_SYCL_LLVM22 ? "22" : "23");
   return 0;
 }
 
