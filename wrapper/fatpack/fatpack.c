@@ -44,6 +44,32 @@ static void json_str(FILE *f, const char *s, size_t n) {
   fputc('"', f);
 }
 
+static uint32_t rd32le(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+/* LLVM 23's "symbols" value of a SYCL image: a u32 count, per name a u32
+ * offset (from the value's start) and u32 size, then the names, each
+ * ending in NUL. Prints ", symbols=a b c" and returns 1 when `v` is one. */
+static int symbol_table(FILE *f, const unsigned char *v, size_t n) {
+  if (n < 4)
+    return 0;
+  uint32_t count = rd32le(v);
+  if (count > (n - 4) / 8)
+    return 0;
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t off = rd32le(v + 4 + 8 * k), len = rd32le(v + 8 + 8 * k);
+    if (off > n || len >= n - off || v[off + len])
+      return 0;
+  }
+  fputs(", symbols=", f);
+  for (uint32_t k = 0; k < count; k++)
+    fprintf(f, "%s%.*s", k ? " " : "", (int)rd32le(v + 8 + 8 * k),
+            (const char *)v + rd32le(v + 4 + 8 * k));
+  return 1;
+}
+
 static void list_image(FILE *f, const struct ex_image *img, int json,
                        int first) {
   if (json) {
@@ -70,11 +96,15 @@ static void list_image(FILE *f, const struct ex_image *img, int json,
           ex_image_kind_name(img->image_kind),
           img->triple[0] ? img->triple : "-", img->arch[0] ? img->arch : "-",
           img->size);
-  for (size_t i = 0; i < img->nstrings; i++)
-    if (strcmp(img->strings[i].key, "triple") != 0 &&
-        strcmp(img->strings[i].key, "arch") != 0)
-      fprintf(f, ", %s=%.*s", img->strings[i].key,
-              (int)img->strings[i].value_len, img->strings[i].value);
+  for (size_t i = 0; i < img->nstrings; i++) {
+    const struct ex_string *s = &img->strings[i];
+    if (strcmp(s->key, "triple") == 0 || strcmp(s->key, "arch") == 0)
+      continue;
+    if (img->version >= 2 && strcmp(s->key, "symbols") == 0 &&
+        symbol_table(f, (const unsigned char *)s->value, s->value_len))
+      continue;
+    fprintf(f, ", %s=%.*s", s->key, (int)s->value_len, s->value);
+  }
   if (img->linked)
     fputs(", linked", f);
   fputc('\n', f);
