@@ -20,10 +20,10 @@
 
 enum { IMAGE_VERSION = 3, OFK_SYCL = 8 };
 
-/* The entry of kernel `name`: its name string and its weak global in the
- * shared table, as LLVM's emitOffloadingEntry makes them. */
-static LLVMValueRef entry(struct wrp__ir *ir, const char *name,
-                          LLVMValueRef *listed) {
+/* The entry of kernel `name`: its name string, listed in
+ * !llvm.offloading.symbols, and its weak global in the shared table, as
+ * LLVM's emitOffloadingEntry makes them. */
+static LLVMValueRef entry(struct wrp__ir *ir, const char *name) {
   LLVMValueRef str = wrp__bytes(ir, ".offloading.entry_name", name,
                                 strlen(name), 1, ".llvm.rodata.offloading", 1);
   LLVMValueRef init = wrp__entry(ir, OFK_SYCL, NULL, str, 0);
@@ -37,7 +37,9 @@ static LLVMValueRef entry(struct wrp__ir *ir, const char *name,
   LLVMSetSection(g, "llvm_offload_entries");
   LLVMSetAlignment(g, 8);
   LLVMMetadataRef md = LLVMValueAsMetadata(str);
-  *listed = LLVMMetadataAsValue(ir->ctx, LLVMMDNodeInContext2(ir->ctx, &md, 1));
+  LLVMAddNamedMetadataOperand(
+      ir->mod, "llvm.offloading.symbols",
+      LLVMMetadataAsValue(ir->ctx, LLVMMDNodeInContext2(ir->ctx, &md, 1)));
   return init;
 }
 
@@ -79,25 +81,18 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
                                    relocatable ? NULL : ".llvm.offloading", 0);
     size_t ne = img->entries ? img->entries->n : 0;
     LLVMValueRef *entries = calloc(ne ? ne : 1, sizeof *entries);
-    LLVMValueRef *listed = calloc(ne ? ne : 1, sizeof *listed);
-    if (!entries || !listed) {
-      free(entries);
-      free(listed);
+    if (!entries) {
       free(wrapped);
       return lw_error(d, LW_ENOMEM, "out of memory");
     }
-    for (size_t k = 0; k < ne; k++) {
-      entries[k] = entry(ir, img->entries->v[k], &listed[k]);
-      LLVMAddNamedMetadataOperand(ir->mod, "llvm.offloading.symbols",
-                                  listed[k]);
-    }
+    for (size_t k = 0; k < ne; k++)
+      entries[k] = entry(ir, img->entries->v[k]);
     LLVMValueRef eend;
     LLVMValueRef ebeg = wrp__array(ir, ".sycl_offloading.entries_arr",
                                    ir->entry_ty, entries, ne, &eend);
     if (ne)
       eend = gep(ir, ebeg, ne);
     free(entries);
-    free(listed);
     LLVMValueRef f[12] = {LLVMConstInt(ir->i16, IMAGE_VERSION, 0),
                           LLVMConstInt(ir->i8, OFK_SYCL, 0),
                           LLVMConstInt(ir->i8, 0, 0), /* as LLVM 22 */
