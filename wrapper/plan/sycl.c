@@ -693,10 +693,10 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   return 0;
 }
 
-/* LLVM 22's layout has no property sets: a module whose runtime needs one
- * of these cannot be registered in it (--sycl-abi=llvm22), and is refused
- * by name rather than registered without it. */
-static int llvm22_carries(const struct lw_options *o,
+/* Neither upstream layout (--sycl-abi=llvm22, llvm23) has property sets: a
+ * module whose runtime needs one of these cannot be registered in it, and
+ * is refused by name rather than registered without it. */
+static int upstream_carries(const struct lw_options *o,
                           const struct dl_props *props, size_t k,
                           const char *triple, struct lw_diag *d) {
   static const char *const needed[] = {
@@ -734,7 +734,7 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
         continue;
       const struct dl_props *props =
           out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;
-      int rc = llvm22_carries(p->o, props, k, t->triple, d);
+      int rc = upstream_carries(p->o, props, k, t->triple, d);
       if (rc)
         return rc;
       if (lw_grow(&p->sycl, p->nsycl, &p->capsycl, sizeof *p->sycl, 16))
