@@ -376,6 +376,43 @@ int ex_write_offload_binary(const struct ex_write_image *img,
   return ex_write_offload_binaries(img, 1, 1, out, image_off_out);
 }
 
+int ex_write_symbol_table(const char *const *names, size_t n,
+                          struct lw_buf *out) {
+  size_t at = 4 + 8 * n;
+  unsigned char w[8];
+  wr32(w, (uint32_t)n);
+  int rc = lw_buf_append(out, w, 4);
+  for (size_t i = 0; !rc && i < n; i++) {
+    size_t len = strlen(names[i]);
+    wr32(w, (uint32_t)at);
+    wr32(w + 4, (uint32_t)len);
+    rc = lw_buf_append(out, w, 8);
+    at += len + 1;
+  }
+  for (size_t i = 0; !rc && i < n; i++)
+    rc = lw_buf_append(out, names[i], strlen(names[i]) + 1);
+  return rc;
+}
+
+size_t ex_read_symbol_table(const unsigned char *v, size_t n) {
+  if (n < 4)
+    return SIZE_MAX;
+  uint32_t count = rd32(v);
+  if (count > (n - 4) / 8)
+    return SIZE_MAX;
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t off = rd32(v + 4 + 8 * k), len = rd32(v + 8 + 8 * k);
+    if (off > n || len >= n - off || v[off + len])
+      return SIZE_MAX;
+  }
+  return count;
+}
+
+struct ex_symbol ex_symbol_at(const unsigned char *v, size_t k) {
+  return (struct ex_symbol){(const char *)v + rd32(v + 4 + 8 * k),
+                            rd32(v + 8 + 8 * k)};
+}
+
 static int match_offload_binary(const unsigned char *head, size_t len) {
   return len >= 4 && memcmp(head, magic, 4) == 0;
 }

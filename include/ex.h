@@ -151,6 +151,22 @@ int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
                               uint32_t version, struct lw_buf *out,
                               size_t *image_offs);
 
+/* LLVM 23's "symbols" value of a SYCL image: a u32 count, per name a u32
+ * offset (from the value's start) and u32 size, then the names, each
+ * ending in NUL. Appends the table of names[0..n) to `out`; LW_ENOMEM. */
+int ex_write_symbol_table(const char *const *names, size_t n,
+                          struct lw_buf *out);
+/* A name in such a table: `len` bytes at `name` (a NUL follows). */
+struct ex_symbol {
+  const char *name;
+  size_t len;
+};
+/* The number of names of the table in v[0..n), every one checked in
+ * bounds; SIZE_MAX when v is not such a table. */
+size_t ex_read_symbol_table(const unsigned char *v, size_t n);
+/* Name k of a table ex_read_symbol_table accepted (pointing into v). */
+struct ex_symbol ex_symbol_at(const unsigned char *v, size_t k);
+
 /* One entry of a bundle to write: `id` as the bundler spells it. */
 struct ex_bundle_entry {
   const char *id;

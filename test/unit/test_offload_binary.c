@@ -201,10 +201,36 @@ static void test_malformed(void) {
   expect_error(c, n, "no offload binary");
 }
 
+/* LLVM 23's symbols table: written, read back name by name; a count or
+ * an offset past the value, or a name without its NUL, is no table. */
+static void test_symbol_table(void) {
+  static const char *const names[] = {"_ZTS1A", "", "_ZTS9KernelSum"};
+  struct lw_buf b = {0};
+  CHECK(ex_write_symbol_table(names, 3, &b) == 0);
+  CHECK(b.len == 4 + 3 * 8 + 7 + 1 + 15);
+  CHECK(ex_read_symbol_table(b.data, b.len) == 3);
+  for (size_t k = 0; k < 3; k++) {
+    struct ex_symbol s = ex_symbol_at(b.data, k);
+    CHECK(s.len == strlen(names[k]) && memcmp(s.name, names[k], s.len) == 0);
+  }
+  CHECK(ex_read_symbol_table(b.data, b.len - 1) == SIZE_MAX); /* NUL cut */
+  CHECK(ex_read_symbol_table(b.data, 3) == SIZE_MAX);
+  b.data[0] = 200; /* a count the value cannot hold */
+  CHECK(ex_read_symbol_table(b.data, b.len) == SIZE_MAX);
+  b.data[0] = 3;
+  b.data[4] = 250; /* the first name's offset past the value */
+  CHECK(ex_read_symbol_table(b.data, b.len) == SIZE_MAX);
+  lw_buf_free(&b);
+  CHECK(ex_write_symbol_table(NULL, 0, &b) == 0 && b.len == 4 &&
+        ex_read_symbol_table(b.data, b.len) == 0);
+  lw_buf_free(&b);
+}
+
 int main(void) {
   test_v1_roundtrip();
   test_v2_v3();
   test_compressed();
   test_malformed();
+  test_symbol_table();
   return check_report("offload_binary");
 }

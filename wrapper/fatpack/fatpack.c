@@ -44,29 +44,17 @@ static void json_str(FILE *f, const char *s, size_t n) {
   fputc('"', f);
 }
 
-static uint32_t rd32le(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
-/* LLVM 23's "symbols" value of a SYCL image: a u32 count, per name a u32
- * offset (from the value's start) and u32 size, then the names, each
- * ending in NUL. Prints ", symbols=a b c" and returns 1 when `v` is one. */
+/* Prints ", symbols=a b c" and returns 1 when `v` is LLVM 23's symbols
+ * table of a SYCL image (ex_read_symbol_table). */
 static int symbol_table(FILE *f, const unsigned char *v, size_t n) {
-  if (n < 4)
+  size_t count = ex_read_symbol_table(v, n);
+  if (count == SIZE_MAX)
     return 0;
-  uint32_t count = rd32le(v);
-  if (count > (n - 4) / 8)
-    return 0;
-  for (uint32_t k = 0; k < count; k++) {
-    uint32_t off = rd32le(v + 4 + 8 * k), len = rd32le(v + 8 + 8 * k);
-    if (off > n || len >= n - off || v[off + len])
-      return 0;
-  }
   fputs(", symbols=", f);
-  for (uint32_t k = 0; k < count; k++)
-    fprintf(f, "%s%.*s", k ? " " : "", (int)rd32le(v + 8 + 8 * k),
-            (const char *)v + rd32le(v + 4 + 8 * k));
+  for (size_t k = 0; k < count; k++) {
+    struct ex_symbol s = ex_symbol_at(v, k);
+    fprintf(f, "%s%.*s", k ? " " : "", (int)s.len, s.name);
+  }
   return 1;
 }
 

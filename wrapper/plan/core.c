@@ -98,9 +98,7 @@ static void release_targets(struct lw_plan *p) {
 
 /* LLVM 23's SYCL registration: one OffloadBinary (version 2) of every
  * image: image kind SPIR-V (6) or object (1), offload kind SYCL (8), its
- * triple and arch, and its kernels as LLVM 23's "symbols" value: a u32
- * count, then per kernel a u32 offset (from the value's start) and u32
- * size, then the names, each ending in NUL. */
+ * triple and arch, and its kernels as LLVM 23's "symbols" table. */
 static int llvm23_binary(const struct wrp_sycl_image *imgs, size_t n,
                          struct lw_buf *out) {
   struct ex_write_image *w = calloc(n, sizeof *w);
@@ -109,22 +107,8 @@ static int llvm23_binary(const struct wrp_sycl_image *imgs, size_t n,
   int rc = w && str && syms ? 0 : LW_ENOMEM;
   for (size_t k = 0; !rc && k < n; k++) {
     const struct lw_strvec *e = imgs[k].entries;
-    size_t ne = e ? e->n : 0, at = 4 + 8 * ne;
-    unsigned char word[4];
-    for (size_t b = 0; b < 4; b++)
-      word[b] = (unsigned char)((uint32_t)ne >> (8 * b));
-    rc = lw_buf_append(&syms[k], word, 4);
-    for (size_t i = 0; !rc && i < ne; i++) {
-      uint32_t pair[2] = {(uint32_t)at, (uint32_t)strlen(e->v[i])};
-      for (size_t h = 0; !rc && h < 2; h++) {
-        for (size_t b = 0; b < 4; b++)
-          word[b] = (unsigned char)(pair[h] >> (8 * b));
-        rc = lw_buf_append(&syms[k], word, 4);
-      }
-      at += pair[1] + 1;
-    }
-    for (size_t i = 0; !rc && i < ne; i++)
-      rc = lw_buf_append(&syms[k], e->v[i], strlen(e->v[i]) + 1);
+    rc = ex_write_symbol_table((const char *const *)(e ? e->v : NULL),
+                               e ? e->n : 0, &syms[k]);
     int spirv = imgs[k].format == WRP_FMT_SPIRV;
     const char *arch = spirv ? "" : imgs[k].target;
     const char *triple = imgs[k].triple ? imgs[k].triple : imgs[k].target;
