@@ -56,6 +56,10 @@ int lw_as_linker_exec(const struct lw_options *o, struct lw_diag *d);
 /* Writes the tar --reproduce= names: the link's files, its arguments naming
  * them there (response.txt) and the tools' versions (reproduce.c). */
 int lw_reproduce(const struct lw_options *o, struct lw_diag *d);
+/* Where FATLINK_REPRODUCE_DIR wants this link's reproducer:
+ * <dir>/<output's file name>-<pid>.tar (malloc'd); NULL when it is not
+ * set (or out of memory). */
+char *lw_reproduce_dir_tar(const char *output);
 
 /* ---- inputs.c ----------------------------------------------------------- */
 

@@ -191,14 +191,8 @@ int main(int argc, char **argv) {
     /* FATLINK_REPRODUCE_DIR: every link packs its reproducer there, and
      * one that succeeds takes it away again: what stays is that of a link
      * that failed or crashed. */
-    const char *rdir = getenv("FATLINK_REPRODUCE_DIR");
-    char *auto_tar = !rc && !o.reproduce && rdir && *rdir
-                         ? lw_xasprintf("%s/%s-%ld.tar", rdir,
-                                        strrchr(o.output, '/')
-                                            ? strrchr(o.output, '/') + 1
-                                            : o.output,
-                                        (long)getpid())
-                         : NULL;
+    char *auto_tar = !rc && !o.reproduce ? lw_reproduce_dir_tar(o.output)
+                                         : NULL;
     if (auto_tar)
       o.reproduce = auto_tar;
     if (!rc && o.reproduce && !o.dry_run) /* one that fails has it too */

@@ -420,6 +420,13 @@ static int write_tar(const char *path, const char *root,
   return rc;
 }
 
+char *lw_reproduce_dir_tar(const char *output) {
+  const char *dir = getenv("FATLINK_REPRODUCE_DIR");
+  return dir && *dir ? lw_xasprintf("%s/%s-%ld.tar", dir, base_name(output),
+                                    (long)getpid())
+                     : NULL;
+}
+
 int lw_reproduce(const struct lw_options *o, struct lw_diag *d) {
   struct pack p = {{0}, {0}, 0};
   for (size_t i = 0; i < o->args.n;)
