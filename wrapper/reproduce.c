@@ -116,16 +116,19 @@ static void push(struct pack *p, const char *a) {
     p->oom = 1;
 }
 
-/* Pushes `opt` followed by where the tar has `path` (a file or a directory
- * that exists; anything else as it was). */
-static void push_path(struct pack *p, const char *opt, const char *path) {
+/* Pushes the first `n` bytes of `opt` followed by where the tar has `path`
+ * (a file or a directory that exists; anything else as it was). */
+static void push_path_n(struct pack *p, const char *opt, size_t n,
+                        const char *path) {
   int file = is_file(path);
   char *rel = file || is_dir(path) ? in_tar(p, path, file) : NULL;
-  char *a = lw_xasprintf("%s%s", opt, rel ? rel : path);
-  push(p, a ? a : "");
-  p->oom |= !a;
-  free(a);
+  if (lw_strvec_pushf(&p->args, "%.*s%s", (int)n, opt, rel ? rel : path))
+    p->oom = 1;
   free(rel);
+}
+
+static void push_path(struct pack *p, const char *opt, const char *path) {
+  push_path_n(p, opt, strlen(opt), path);
 }
 
 static const char *after(const char *a, const char *prefix) {
@@ -160,25 +163,14 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
       after(a, "--sycl-dump-device-code="))
     return 1;
   if ((v = after(a, "--wrapper-time-trace="))) {
-    char *s = lw_xasprintf("--wrapper-time-trace=%s", base_name(v));
-    push(p, s ? s : "");
-    p->oom |= !s;
-    free(s);
+    if (lw_strvec_pushf(&p->args, "--wrapper-time-trace=%s", base_name(v)))
+      p->oom = 1;
     return 1;
   }
   if ((v = after(a, "--device-config-file=")))
     return push_path(p, "--device-config-file=", v), 1;
   if ((v = after(a, "-fsycl-device-config-file=")))
     return push_path(p, "-fsycl-device-config-file=", v), 1;
-  if ((v = after(a, "--override-image=")) && strchr(v, '=')) {
-    char *opt = lw_xasprintf("--override-image=%.*s=",
-                             (int)(strchr(v, '=') - v), v);
-    if (opt)
-      push_path(p, opt, strchr(v, '=') + 1);
-    p->oom |= !opt;
-    free(opt);
-    return 1;
-  }
   if ((v = after(a, "--sycl-device-library-location="))) {
     for (size_t k = 0; k < o->device_libs.n; k++) {
       char *lib = lw_xasprintf("%s/%s", v, o->device_libs.v[k]);
@@ -193,13 +185,10 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
   if (out.index >= 0) {
     if (out.count == 2)
       push(p, a);
-    char *s = out.count == 2 ? strdup(base_name(out.value))
-                             : lw_xasprintf("%.*s%s",
-                                            (int)(out.value - a), a,
-                                            base_name(out.value));
-    push(p, s ? s : "");
-    p->oom |= !s;
-    free(s);
+    size_t opt = out.count == 2 ? 0 : (size_t)(out.value - a);
+    if (lw_strvec_pushf(&p->args, "%.*s%s", (int)opt, a,
+                        base_name(out.value)))
+      p->oom = 1;
     return (size_t)out.count;
   }
   if ((strcmp(a, "-L") == 0 || strcmp(a, "--library-path") == 0 ||
@@ -214,18 +203,12 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
     return push_path(p, "-L", a + 2), 1;
   if (strncmp(a, "-T", 2) == 0 && a[2] != 't' && a[2] != 'd' && a[2] != 'b')
     return push_path(p, "-T", a + 2), 1; /* not -Ttext, -Tdata, -Tbss */
-  if (a[0] == '-' && a[1] == '-' && strchr(a, '=')) {
-    char *opt = strndup(a, (size_t)(strchr(a, '=') - a));
-    int file = opt && reads_file(opt);
-    if (file) {
-      char *eq = lw_xasprintf("%s=", opt);
-      if (eq)
-        push_path(p, eq, strchr(a, '=') + 1);
-      p->oom |= !eq;
-      free(eq);
-    } else {
+  if (a[0] == '-' && a[1] == '-' && (v = strchr(a, '='))) {
+    char *opt = strndup(a, (size_t)(v - a));
+    if (opt && reads_file(opt))
+      push_path_n(p, a, (size_t)(v + 1 - a), v + 1);
+    else
       push(p, a);
-    }
     p->oom |= !opt;
     free(opt);
     return 1;
