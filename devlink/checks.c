@@ -1,7 +1,8 @@
 /* checks.c - what the post-link refuses or warns about before splitting:
  *   - external functions nothing defines, with who calls them (SPIR-V
  *     built-ins and LLVM intrinsics are the runtime's and the back end's,
- *     specialization-constant getters are lowered per module;
+ *     specialization-constant getters are lowered per module, native
+ *     SPIR-V inputs define some, linked after emission;
  *     with dynamic linking, SYCL_EXTERNAL functions another image may
  *     define);
  *   - aspects that do not exist (lw_aspect_name: cmake/aspects.def;
@@ -33,12 +34,20 @@ int dl__bf16_devicelib(LLVMValueRef f) {
           strncmp(n, "__devicelib_ConvertBF16ToFINTEL", 31) == 0);
 }
 
-static int undefined(LLVMModuleRef m, unsigned flags, struct lw_diag *d) {
+static int listed(const struct lw_strvec *names, const char *name) {
+  for (size_t i = 0; names && i < names->n; i++)
+    if (strcmp(names->v[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+static int undefined(LLVMModuleRef m, unsigned flags,
+                     const struct lw_strvec *elsewhere, struct lw_diag *d) {
   struct lw_buf msg = {0};
   int n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || builtin(fname(f)) ||
-        dl__spec_getter(f) ||
+        dl__spec_getter(f) || listed(elsewhere, fname(f)) ||
         ((flags & DL_DYNAMIC_LINKING) && dl__importable(f)))
       continue;
     char part[512];
@@ -152,7 +161,8 @@ int dl__check_kernel(LLVMValueRef kernel, const struct dl__set *reach,
 }
 
 int dl__check_module(LLVMModuleRef m, unsigned flags,
+                     const struct lw_strvec *elsewhere,
                      struct lw_strvec *warnings, struct lw_diag *d) {
-  int rc = flags & DL_ALLOW_UNDEFINED ? 0 : undefined(m, flags, d);
+  int rc = flags & DL_ALLOW_UNDEFINED ? 0 : undefined(m, flags, elsewhere, d);
   return rc ? rc : aspects_ok(m, warnings, d);
 }

@@ -274,9 +274,10 @@ int dl__run_passes(LLVMModuleRef m, const char *passes, const char *what,
 /* ---- checks.c ------------------------------------------------------------ */
 
 /* Module-wide checks before the split: undefined functions (unless
- * `flags` allow them, dl_split's), unknown aspects;
- * warnings (SYCL_EXTERNAL aspects) are appended to `warnings`. */
+ * `flags` allow them, dl_split's, or `elsewhere` names them), unknown
+ * aspects; warnings (SYCL_EXTERNAL aspects) are appended to `warnings`. */
 int dl__check_module(LLVMModuleRef m, unsigned flags,
+                     const struct lw_strvec *elsewhere,
                      struct lw_strvec *warnings, struct lw_diag *d);
 /* Is `f` a declaration of the bfloat16 device library's conversions, which
  * DPC++'s runtime links in as an image of its own (always an import)? */

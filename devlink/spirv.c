@@ -1,6 +1,6 @@
 /* spirv.c - what is done to the SPIR-V LLVM's back end writes, through
- * SPIRV-Tools (one file: its header defines a constant that two objects
- * cannot both hold).
+ * SPIRV-Tools (its header defines a constant, not static: this file holds
+ * it under its own name, linkage.c renames its copy).
  *
  * Canonical ids. LLVM 22's SPIR-V back end numbers ids
  * in an order that depends on where objects happen to live in memory (seen:

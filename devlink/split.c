@@ -163,7 +163,8 @@ static int image_scope(const struct dl_split *s, const struct dl__set *reach,
 
 /* Step 1: what DPC++'s post-link does to the module before its split (the
  * rest only for SPIR, whose SPIR-V it shapes), then the module's checks. */
-static int prepare(struct dl_module *m, unsigned flags, struct dl_split *out,
+static int prepare(struct dl_module *m, unsigned flags,
+                   const struct lw_strvec *elsewhere, struct dl_split *out,
                    struct lw_diag *d) {
   dl__compile_time_properties(m->mod);
   if (strncmp(m->triple, "spir", 4) == 0) {
@@ -179,11 +180,12 @@ static int prepare(struct dl_module *m, unsigned flags, struct dl_split *out,
     if (dl__trim_compiler_used(m->mod) || dl__printf_constant_formats(m->mod))
       return lw_error(d, LW_ENOMEM, "out of memory");
   }
-  return dl__check_module(m->mod, flags, &out->warnings, d);
+  return dl__check_module(m->mod, flags, elsewhere, &out->warnings, d);
 }
 
 int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
-             unsigned flags, struct dl_split *out, struct lw_diag *d) {
+             unsigned flags, const struct lw_strvec *elsewhere,
+             struct dl_split *out, struct lw_diag *d) {
   struct dl_module *m = *mp;
   memset(out, 0, sizeof *out);
   out->flags = flags;
@@ -192,7 +194,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
    * them (callgraph.c). */
   if (mode == DL_SPLIT_AUTO)
     mode = DL_SPLIT_PER_SOURCE;
-  int rc = prepare(m, flags, out, d);
+  int rc = prepare(m, flags, elsewhere, out, d);
   if (rc)
     return rc;
   /* Step 2: the entry points, what each reaches, their groups. */

@@ -64,6 +64,28 @@ int dl_spirv_check_ids(const unsigned char *spv, size_t n, struct lw_diag *d);
  * validator's first line when it breaks a rule. */
 int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d);
 
+/* What a SPIR-V module gives and takes by name (linkage.c): the names it
+ * exports (LinkageAttributes Export or LinkOnceODR), those it imports, and
+ * its entry points', each in the module's order; beside each export and
+ * import, its type's signature (linkage.c tells the form). LW_EFORMAT when
+ * it is not SPIR-V that SPIRV-Tools can read. */
+struct dl_spirv_linkage {
+  struct lw_strvec exports, imports, entries;
+  struct lw_strvec export_types, import_types;
+};
+int dl_spirv_linkage(const unsigned char *spv, size_t n,
+                     struct dl_spirv_linkage *out, struct lw_diag *d);
+void dl_spirv_linkage_free(struct dl_spirv_linkage *l);
+
+/* Gives each function the module imports under names[i] the type types[i]
+ * (its exporter's signature) where the two differ only in what pointers of
+ * one storage class point to, passing pointers through OpBitcast at each
+ * call; how many were retyped goes to *retyped. A module that cannot be
+ * read is left as it is. 0 or LW_ENOMEM. */
+int dl_spirv_retype_imports(struct lw_buf *spv, const struct lw_strvec *names,
+                            const struct lw_strvec *types, size_t *retyped,
+                            struct lw_diag *d);
+
 /* ---- property sets (props.c) --------------------------------------------- */
 
 /* Property value types, as the DPC++ runtime numbers them. */
@@ -235,9 +257,11 @@ enum {
  * (`opt_level` gives optLevel where no entry point's sycl-optlevel does;
  * -1: none); takes the module
  * (*m becomes NULL). Undefined device functions are an error unless
- * `flags` allow them. */
+ * `flags` allow them or they are in `elsewhere` (names that SPIR-V linked
+ * with the modules defines; NULL: none). */
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
-             unsigned flags, struct dl_split *out, struct lw_diag *d);
+             unsigned flags, const struct lw_strvec *elsewhere,
+             struct dl_split *out, struct lw_diag *d);
 
 /* Which batch group i is in: groups come in batches of consecutive
  * groups (fixed by the split alone), and a process building modules makes

@@ -94,7 +94,7 @@ INCLUDE_DIRS = ["wrapper", "include"]
 # they share, which calls no planner.
 PLANNERS = {
     "sycl": {"wrapper/plan/sycl.c", "wrapper/plan/sycl_emit.c",
-             "wrapper/plan/sycl_aot.c"},
+             "wrapper/plan/sycl_aot.c", "wrapper/plan/sycl_spirv.c"},
     "fpga": {"wrapper/plan/fpga.c"},
     "openmp": {"wrapper/plan/openmp.c"},
     "cuda": {"wrapper/plan/cuda.c"},
@@ -108,7 +108,8 @@ PLANNERS = {
 # post-link, code generation). Every file of such a room needs a tier.
 TIERS = {
     "devlink": [
-        ("fact", {"metadata.c", "gattrs.c", "propset.c", "callgraph.c"}),
+        ("fact", {"metadata.c", "gattrs.c", "propset.c", "callgraph.c",
+                  "linkage.c"}),
         ("feature", {"virtual.c", "imports.c", "printf.c", "specconst.c",
                      "checks.c", "props.c", "ctprops.c", "decorations.c",
                      "initarray.c", "spirv.c", "itt.c"}),

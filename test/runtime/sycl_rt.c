@@ -10,6 +10,10 @@
  * Specialization constants are laid out as the DPC++ runtime does, which
  * checks that their default values fill the layout; imported symbols are
  * matched with the exports of the program's other images.
+ * SYCL_RT_LINKED=1 checks that each SPIR-V image is whole, as a driver
+ * building it needs: every entry is an entry point of the module, and every
+ * name it imports (LinkageAttributes Import) is one the image lists in
+ * 'SYCL/imported symbols' (which the runtime links from another image).
  * SYCL_RT_EXPECT=<t1,t2,...> checks that every kernel is in an image of each
  * target: "spir64" is the JIT SPIR-V, any other name an AOT image whose
  * "compile_target" property says it (intel_gpu_skl, spir64_x86_64).
@@ -195,6 +199,40 @@ static const struct prop *find_prop(const struct prop_set *b,
   return NULL;
 }
 
+/* SYCL_RT_LINKED: see the top. SPIR-V words, read as the specification
+ * lays them out: instruction = word count << 16 | opcode. */
+static void check_linked(unsigned i, const unsigned char *b, size_t n,
+                         const struct entry *eb, const struct entry *ee,
+                         const struct prop_set *sb, const struct prop_set *se) {
+  static const char *entry_points[4096];
+  size_t nep = 0, nimports = 0;
+  CHECK(n % 4 == 0 && n >= 20, "image %u: %zu bytes of SPIR-V", i, n);
+  const uint32_t *w = (const uint32_t *)(const void *)b;
+  for (size_t at = 5, len; at < n / 4; at += len) {
+    len = w[at] >> 16;
+    uint32_t op = w[at] & 0xffff;
+    CHECK(len && at + len <= n / 4, "image %u: broken instruction at word "
+          "%zu", i, at);
+    const char *name = (const char *)(w + at + 3);
+    if (op == 15 /* OpEntryPoint */ && len > 3 && nep < 4096)
+      entry_points[nep++] = name;
+    if (op == 71 /* OpDecorate */ && len > 4 && w[at + 2] == 41 /* Linkage */
+        && w[at + len - 1] == 1 /* Import */) {
+      CHECK(find_prop(sb, se, "SYCL/imported symbols", name),
+            "image %u imports '%s', which it does not define", i, name);
+      nimports++;
+    }
+  }
+  for (const struct entry *en = eb; en < ee; en++) {
+    size_t k = 0;
+    while (k < nep && strcmp(entry_points[k], en->name) != 0)
+      k++;
+    CHECK(k < nep, "image %u: kernel %s is not an entry point", i, en->name);
+  }
+  printf("sycl_rt: image %u is whole: %zu entry point(s), %zu import(s) "
+         "from other images\n", i, nep, nimports);
+}
+
 static uint32_t u32_at(const struct prop *p, uint64_t i) {
   uint32_t v;
   memcpy(&v, (const char *)p->addr + 8 + 4 * i, 4);
@@ -370,6 +408,10 @@ static void walk(const struct desc *d) {
       walk_props(v2->sets_begin, v2->sets_end);
       spec_consts(v2->sets_begin, v2->sets_end);
     }
+    if (!native && getenv("SYCL_RT_LINKED"))
+      check_linked(i, b, (size_t)(e - b), eb, ee,
+                   version == 2 ? v2->sets_begin : NULL,
+                   version == 2 ? v2->sets_end : NULL);
 #ifdef SYCL_RT_OPENCL
     if (native && strcmp(ct, "spir64_x86_64") == 0)
       load_cl_image(i, CL_DEVICE_TYPE_CPU, b, (size_t)(e - b), eb, ee);

@@ -394,7 +394,7 @@ static int run(const struct pl_options *o, struct written *w,
   /* -ir-output-only: one module, never split (as DPC++'s tool). */
   if (!rc)
     rc = dl_split(&m, o->ir_only ? DL_SPLIT_OFF : o->split, -1,
-                  o->flags | DL_ALLOW_UNDEFINED, &s, d);
+                  o->flags | DL_ALLOW_UNDEFINED, NULL, &s, d);
   if (!rc && o->ir_only) {
     struct dl_module *one = NULL;
     if (s.n == 1) /* lowered and cleaned as a split's module */

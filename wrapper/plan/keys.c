@@ -240,7 +240,8 @@ int lw__device_side_key(const struct lw_plan *p,
   }
   if (!rc && o->device_config)
     rc = file_contents(&h, o->device_config, d);
-  static const char *const tools[] = {"ocloc", "opencl-aot", "aoc"};
+  static const char *const tools[] = {"ocloc", "opencl-aot", "aoc",
+                                      "spirv-link"};
   lw_hash_str(&h, getenv("PATH"));
   for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(tools); i++)
     tool_identity(&h, tools[i]);

@@ -19,12 +19,28 @@
 /* Tools the plan runs: aoc from PATH, LLVM's llvm-objcopy (the build names
  * it). */
 #define LW_AOC "aoc"
+#define LW_SPIRV_LINK "spirv-link"
 #ifndef LW_OBJCOPY
 #define LW_OBJCOPY "llvm-objcopy"
 #endif
 
 struct target;
 struct sycl_pool;
+
+/* A native SPIR-V input of SYCL targets (sycl_spirv.c): an image of image
+ * kind SPIR-V, or a device library given as SPIR-V. */
+struct spv_object {
+  const unsigned char *data;
+  size_t size;
+  const char *name;      /* for messages */
+  const char *path;      /* its file, or NULL: written to `tmp` if needed */
+  struct lw_tmp *tmp;
+  struct dl_spirv_linkage link;
+};
+struct spv_objects {
+  struct spv_object *o;
+  size_t n, cap;
+};
 
 /* What a SYCL target's modules become: the JIT SPIR-V image itself, or a
  * native image for one AOT device (sycl_aot.c). */
@@ -58,6 +74,8 @@ struct sycl_module {
                              --save-temps copy */
   struct lw_tmp *bc;      /* its bitcode, for an external llvm-spirv */
   struct aot_image *aot;  /* one per target out (unused for the JIT one) */
+  int spv_current;        /* `spv` holds `image` */
+  struct spv_object *obj; /* after the split's: the SPIR-V input it is */
 };
 
 struct target {
@@ -65,8 +83,9 @@ struct target {
   const struct lw_planner *planner;
   unsigned kind;
   const char *triple, *arch;
-  const struct ex_image **imgs;
-  size_t nimgs;
+  const struct ex_image **imgs; /* SYCL: from its first job on, only */
+  size_t nimgs;                 /* the bitcode images; */
+  struct spv_objects spv;       /* the SPIR-V ones are here */
   enum aot_target aot;
   /* SYCL: link and split, then one module each */
   struct dl_module *mod;
@@ -119,6 +138,7 @@ struct lw_plan {
   struct ex_set lib_images; /* images of fat-object libraries */
   struct lw_buf *lib_bitcode; /* every library's bytes, one per lib */
   struct lw_strvec lib_paths; /* the paths the inputs are named by */
+  struct spv_objects spv_libs; /* those that are SPIR-V (sycl_spirv.c) */
   /* The device configuration, loaded when some target needs it. */
   struct aot_config config;
   int have_config;
@@ -155,6 +175,26 @@ char *lw__kernel_list(const struct lw_strvec *k, size_t shown);
 /* 8 bytes, little-endian. */
 int lw__put_u64(struct lw_buf *b, uint64_t v);
 uint64_t lw__get_u64(const unsigned char *p);
+
+/* ---- sycl_spirv.c: native SPIR-V inputs, linked after emission ----------- */
+
+/* Adds a SPIR-V object (its bytes outlive `v`): LW_EFORMAT, naming it,
+ * when it is not SPIR-V. */
+int lw__spv_add(struct spv_objects *v, const unsigned char *data, size_t size,
+                const char *name, const char *path, struct lw_diag *d);
+void lw__spv_free(struct spv_objects *v);
+/* Appends the names that the target's SPIR-V objects, other than those
+ * with entry points, export: what its bitcode may leave undefined.
+ * LW_ENOMEM or 0. */
+int lw__spv_exports(const struct target *t, struct lw_strvec *out);
+/* What follows once a module's SPIR-V is final. */
+typedef int (*lw__module_fn)(struct lw_graph *g, struct sycl_module *m,
+                             struct lw_diag *d);
+/* Module m's SPIR-V is emitted: links it with the SPIR-V objects it needs
+ * (a spirv-link job, which wrap waits for), then `then`; or `then` at once
+ * when it needs none. */
+int lw__spv_link(struct lw_graph *g, struct sycl_module *m, lw__module_fn then,
+                 struct lw_diag *d);
 
 /* ---- keys.c: what decides each cached result's bytes ------------------- */
 

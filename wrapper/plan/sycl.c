@@ -73,12 +73,12 @@ static char *link_what(const struct target *t) {
 /* ---- sycl-module ---------------------------------------------------------- */
 
 /* The module's SPIR-V is in m->image: keep and dump copies as asked. */
-static int store(struct sycl_module *m, int have_file, struct lw_diag *d) {
+static int store(struct sycl_module *m, struct lw_diag *d) {
   const struct lw_options *o = m->t->plan->o;
   int rc = 0;
   if (m->image.len < 4)
     rc = lw_error(d, LW_ELLVM, "SPIR-V back end produced no module");
-  if (!rc && m->spv && !have_file)
+  if (!rc && m->spv && !m->spv_current)
     rc = lw_write_file(lw_tmp_path(m->spv), m->image.data, m->image.len, d);
   if (!rc && o->dump_dir) {
     char *path = lw_xasprintf("%s/%s_%zu.spv", o->dump_dir,
@@ -138,7 +138,7 @@ static int module_run(struct lw_job *j, struct lw_diag *d) {
       d->code = 0;
       return lw_error(d, rc, "%s: %s", j->what, msg);
     }
-    return store(m, 0, d);
+    return 0;
   }
   struct dl_module *mod = NULL;
   int rc = dl_split_module(&m->t->split, m->index, &mod, d);
@@ -146,6 +146,14 @@ static int module_run(struct lw_job *j, struct lw_diag *d) {
     rc = dl_write_bitcode(mod, lw_tmp_path(m->bc), d);
   dl_module_free(mod);
   return rc;
+}
+
+/* The module's SPIR-V is final (linked with the SPIR-V inputs it needs):
+ * its copies, then its AOT devices. */
+static int finish(struct lw_graph *g, struct sycl_module *m,
+                  struct lw_diag *d) {
+  int rc = m->t->plan->o->dry_run ? 0 : store(m, d);
+  return rc ? rc : lw__aot_module_ready(g, m, d);
 }
 
 /* ---- llvm-spirv: an external translator for each module's bitcode --------- */
@@ -173,13 +181,11 @@ static int translate_prepare(struct lw_graph *g, struct lw_job *j,
 static int translate_done(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d) {
   struct sycl_module *m = j->data;
-  int rc = 0;
-  if (!m->t->plan->o->dry_run) {
-    rc = lw_read_file(lw_tmp_path(m->spv), &m->image, d);
-    if (!rc)
-      rc = store(m, 1, d);
-  }
-  return rc ? rc : lw__aot_module_ready(g, m, d);
+  m->spv_current = 1;
+  int rc = m->t->plan->o->dry_run
+               ? 0
+               : lw_read_file(lw_tmp_path(m->spv), &m->image, d);
+  return rc ? rc : lw__spv_link(g, m, finish, d);
 }
 
 static const struct lw_job_kind translate_kind = {
@@ -191,7 +197,7 @@ static int module_done(struct lw_graph *g, struct lw_job *j,
                        struct lw_diag *d) {
   struct sycl_module *m = j->data;
   if (!m->bc)
-    return lw__aot_module_ready(g, m, d);
+    return lw__spv_link(g, m, finish, d);
   struct lw_job *tj = lw_graph_add(g, &translate_kind, m, NULL, 0);
   if (!tj || lw_graph_add_dep(g, m->t->plan->wrap, tj))
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -313,7 +319,7 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
   while (!rc && left) {
     uint64_t i = left >= 16 ? lw__get_u64(at) : UINT64_MAX;
     uint64_t size = left >= 16 ? lw__get_u64(at + 8) : 0;
-    if (i >= t->nmodules || t->modules[i].image.len || size < 4 ||
+    if (i >= t->split.n || t->modules[i].image.len || size < 4 ||
         size > left - 16) {
       rc = lw_error(d, LW_EFORMAT, "%s: malformed output", j->what);
       break;
@@ -327,15 +333,13 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
     if (!rc && t->plan->o->save_temps)
       rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
     if (!rc)
-      rc = store(m, 0, d);
-    if (!rc)
-      rc = lw__aot_module_ready(g, m, d);
+      rc = lw__spv_link(g, m, finish, d);
   }
   if (!rc && ++p->finished == (size_t)t->workers &&
-      p->delivered != t->nmodules)
+      p->delivered != t->split.n)
     rc = lw_error(d, LW_EFORMAT, "the workers made %zu of %zu modules of "
                                  "%s",
-                  p->delivered, t->nmodules, t->triple);
+                  p->delivered, t->split.n, t->triple);
   return rc;
 }
 
@@ -364,6 +368,14 @@ static const struct lw_job_kind worker_kind = {
     .name = "sycl-worker", .prepare = worker_prepare, .done = worker_done,
     .free_data = free, .fork_run = worker_run, .fork_failed = worker_failed};
 
+/* SPIR-V: so marked, or unmarked and SPIR-V (llvm-offload-binary 22 marks
+ * a .spv file as no kind). */
+static int spirv_image(const struct ex_image *img) {
+  return img->image_kind == EX_IMG_SPIRV ||
+         (img->image_kind == EX_IMG_NONE &&
+          ex_sniff_image_kind(img->data, img->size) == EX_IMG_SPIRV);
+}
+
 /* ---- device libraries ------------------------------------------------------ */
 
 static int add_lib(struct lw_plan *p, const unsigned char *data, size_t size,
@@ -376,30 +388,39 @@ static int add_lib(struct lw_plan *p, const unsigned char *data, size_t size,
   return 0;
 }
 
-/* A library is plain device bitcode, or a fat object (or archive) whose SYCL
- * bitcode images are the library; either way its bytes stay in `bc`. */
+/* A library is plain device bitcode, a SPIR-V module, or a fat object (or
+ * archive) whose SYCL bitcode and SPIR-V images are the library; either way
+ * its bytes stay in `bc`. */
 static int load_lib(struct lw_plan *p, const char *path, struct lw_buf *bc,
                     struct lw_diag *d) {
   size_t before = p->lib_images.n;
   int rc = lw_read_file(path, bc, d);
   if (rc)
     return rc;
-  if (ex_sniff_image_kind(bc->data, bc->len) == EX_IMG_BITCODE)
+  unsigned kind = ex_sniff_image_kind(bc->data, bc->len);
+  if (kind == EX_IMG_BITCODE)
     return add_lib(p, bc->data, bc->len, path, d);
+  if (kind == EX_IMG_SPIRV)
+    return lw__spv_add(&p->spv_libs, bc->data, bc->len, path, path, d);
   if ((rc = ex_scan_buffer(&p->lib_images, bc->data, bc->len, path, d)))
     return rc;
   size_t found = 0;
-  for (size_t i = before; i < p->lib_images.n; i++) {
+  for (size_t i = before; !rc && i < p->lib_images.n; i++) {
     const struct ex_image *img = &p->lib_images.images[i];
-    if (img->offload_kind != EX_OFK_SYCL || img->image_kind != EX_IMG_BITCODE)
+    if (img->offload_kind != EX_OFK_SYCL ||
+        (img->image_kind != EX_IMG_BITCODE && !spirv_image(img)))
       continue;
-    if ((rc = add_lib(p, img->data, img->size, img->origin, d)))
-      return rc;
+    rc = spirv_image(img)
+             ? lw__spv_add(&p->spv_libs, img->data, img->size, img->origin,
+                           NULL, d)
+             : add_lib(p, img->data, img->size, img->origin, d);
     found++;
   }
+  if (rc)
+    return rc;
   if (!found)
     return lw_error_path(d, LW_EFORMAT, path,
-                         "SYCL device library holds no SYCL device bitcode");
+                         "SYCL device library holds no SYCL device code");
   return 0;
 }
 
@@ -438,6 +459,7 @@ static void free_plan(struct lw_plan *p) {
   lw__aot_free_plan(p);
   free(p->libs);
   ex_set_free(&p->lib_images); /* points into lib_bitcode */
+  lw__spv_free(&p->spv_libs);
   for (size_t i = 0; p->lib_bitcode && i < p->o->device_libs.n; i++)
     lw_buf_free(&p->lib_bitcode[i]);
   free(p->lib_bitcode);
@@ -500,9 +522,15 @@ static unsigned split_flags(const struct target *t) {
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
   const struct lw_plan *p = t->plan;
+  if (!t->nimgs)
+    return 0; /* SPIR-V images only: nothing to split */
   struct dl_input *in = calloc(t->nimgs + p->nlibs, sizeof *in);
-  if (!in)
+  struct lw_strvec elsewhere = {0};
+  if (!in || lw__spv_exports(t, &elsewhere)) {
+    free(in);
+    lw_strvec_free(&elsewhere);
     return lw_error(d, LW_ENOMEM, "out of memory");
+  }
   for (size_t i = 0; i < t->nimgs; i++)
     in[i] = (struct dl_input){t->imgs[i]->data, t->imgs[i]->size,
                               t->imgs[i]->origin, 0};
@@ -518,7 +546,9 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
     dl_itt_stubs(t->mod);
   if (!rc)
     rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
-                  t->plan->o->opt_level, split_flags(t), &t->split, d);
+                  t->plan->o->opt_level, split_flags(t), &elsewhere,
+                  &t->split, d);
+  lw_strvec_free(&elsewhere);
   /* DPC++'s driver asks its post-link to lower ESIMD code: fatlink cannot */
   for (size_t g = 0; !rc && p->o->sycl_lower_esimd && g < t->split.n; g++)
     if (t->split.g[g].esimd && t->split.g[g].kernels.n)
@@ -611,19 +641,35 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
   int rc0 = lw__aot_check_virtual(t, d);
   if (rc0)
     return rc0;
-  size_t n = t->plan->o->dry_run ? 1 : t->split.n;
-  if (!n) {
+  size_t n = t->plan->o->dry_run && t->nimgs ? 1 : t->split.n, all = n;
+  for (size_t k = 0; k < t->spv.n; k++)
+    all += t->spv.o[k].link.entries.n > 0;
+  if (!all) {
     lw__warn(t->plan, "no SYCL kernels in the device code for '%s'",
              t->triple);
     return 0;
   }
-  if (!(t->modules = calloc(n, sizeof *t->modules)))
+  if (!(t->modules = calloc(all, sizeof *t->modules)))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  t->nmodules = n;
-  for (size_t i = 0; i < n; i++) {
+  t->nmodules = all;
+  for (size_t i = 0; i < all; i++) {
     t->modules[i].t = t;
     t->modules[i].index = i;
   }
+  /* SPIR-V images with kernels: modules of their own, already emitted */
+  int rc = 0;
+  for (size_t k = 0, i = n; !rc && k < t->spv.n; k++) {
+    struct sycl_module *m = &t->modules[i];
+    if (!t->spv.o[k].link.entries.n)
+      continue;
+    m->obj = &t->spv.o[k];
+    i++;
+    rc = lw_buf_append(&m->image, m->obj->data, m->obj->size)
+             ? lw_error(d, LW_ENOMEM, "out of memory")
+             : lw__spv_link(g, m, finish, d);
+  }
+  if (rc || !n)
+    return rc;
   if (emit_here(t))
     t->workers = 0;
   if (t->plan->o->verbose && !t->plan->o->dry_run)
@@ -642,7 +688,6 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
   /* In process: the one module, or each module's bitcode for llvm-spirv,
    * in order. */
   struct lw_job *prev = NULL;
-  int rc = 0;
   for (size_t i = 0; !rc && i < n; i++) {
     struct lw_job *mj = lw_graph_add(g, &module_kind, &t->modules[i], &prev,
                                      prev ? 1 : 0);
@@ -662,9 +707,24 @@ static const char *unsupported(const struct ex_image *img) {
   enum aot_target aot = aot_classify(img->triple);
   if (aot == AOT_UNKNOWN)
     return "SYCL device triple";
-  if (img->image_kind != EX_IMG_BITCODE)
+  if (img->image_kind != EX_IMG_BITCODE && !spirv_image(img))
     return "SYCL device image kind";
   return NULL;
+}
+
+/* The target's SPIR-V images go beside its bitcode (sycl_spirv.c). */
+static int take_spirv(struct target *t, struct lw_diag *d) {
+  size_t kept = 0;
+  int rc = 0;
+  for (size_t i = 0; !rc && i < t->nimgs; i++) {
+    const struct ex_image *img = t->imgs[i];
+    if (spirv_image(img))
+      rc = lw__spv_add(&t->spv, img->data, img->size, img->origin, NULL, d);
+    else
+      t->imgs[kept++] = img;
+  }
+  t->nimgs = kept;
+  return rc;
 }
 
 /* The device libraries (once for every SYCL target), what the target's
@@ -673,6 +733,8 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
   struct lw_plan *p = t->plan;
   int rc = p->lib_bitcode ? 0 : load_libs(p, d);
+  if (!rc)
+    rc = take_spirv(t, d);
   t->aot = aot_classify(t->triple);
   if (!rc)
     rc = lw__aot_plan_target(t, d);
@@ -719,12 +781,14 @@ static int upstream_carries(const struct lw_options *o,
 /* Per module: its JIT SPIR-V and native images side by side, each with the
  * module's kernels and property sets (the "SYCL Modules" proposal). */
 static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
+  static const struct dl_props none;
   lw__aot_check_coverage(t);
   for (size_t k = 0; k < t->nmodules; k++) {
     struct sycl_module *m = &t->modules[k];
     if (!m->image.len)
       continue; /* a dry run */
-    const struct dl_group *gr = &t->split.g[k];
+    /* a SPIR-V input's module: its entry points, no property sets */
+    const struct dl_group *gr = k < t->split.n ? &t->split.g[k] : NULL;
     for (size_t u = 0; u < t->nouts; u++) {
       const struct sycl_out *out = &t->outs[u];
       const struct lw_buf *img =
@@ -732,8 +796,9 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
       if (!lw__aot_takes(t, u, k) ||
           (out->kind != AOT_JIT && (m->aot[u].dropped || !img->len)))
         continue;
-      const struct dl_props *props =
-          out->kind == AOT_JIT ? &gr->props : &m->aot[u].props;
+      const struct dl_props *props = out->kind != AOT_JIT ? &m->aot[u].props
+                                     : gr                 ? &gr->props
+                                                          : &none;
       int rc = upstream_carries(p->o, props, k, t->triple, d);
       if (rc)
         return rc;
@@ -746,7 +811,7 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
           out->kind == AOT_JIT ? WRP_FMT_SPIRV : WRP_FMT_NATIVE,
           p->o->sycl_compile_opts ? p->o->sycl_compile_opts : "",
           p->o->sycl_link_opts ? p->o->sycl_link_opts : "",
-          &gr->kernels,
+          gr ? &gr->kernels : &m->obj->link.entries,
           props->s,
           props->n,
           t->triple};
@@ -767,6 +832,7 @@ static void free_target(struct target *t) {
   free(t->modules);
   t->modules = NULL;
   t->nmodules = 0;
+  lw__spv_free(&t->spv);
 }
 
 const struct lw_planner lw_sycl_planner = {.kind = EX_OFK_SYCL,

@@ -466,8 +466,10 @@ static int aot_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
                   out->kind == AOT_GEN ? ", neither ELF nor an archive" : "");
   if (!rc && a->keyed && !a->cached)
     lw_cache_put(t->plan->cache, a->key, im->image.data, im->image.len);
-  if (!rc && m->index < t->split.n &&
-      dl_props_with_bytes(&t->split.g[m->index].props,
+  static const struct dl_props none; /* a SPIR-V input's module */
+  if (!rc &&
+      dl_props_with_bytes(m->index < t->split.n ? &t->split.g[m->index].props
+                                                : &none,
                           "SYCL/device requirements", "compile_target",
                           out->compile_target, strlen(out->compile_target),
                           &im->props))
