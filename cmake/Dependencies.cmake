@@ -23,6 +23,11 @@ pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(SPIRV_TOOLS REQUIRED IMPORTED_TARGET SPIRV-Tools)
+pkg_check_modules(LIBB2 REQUIRED IMPORTED_TARGET libb2)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
+pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl)
 find_package(OpenCL REQUIRED)
 
 # The clang that links OpenMP device objects (same LLVM as ours).

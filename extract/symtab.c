@@ -1,11 +1,12 @@
 /* symtab.c - a set of symbol names with a state each, for the link-order
- * resolution of resolve.c: open addressing with linear probing on FNV-1a
- * hashes (kept, so most probes skip strcmp), power-of-two capacity grown at
- * half full. Names are copied into large blocks freed together. */
+ * resolution of resolve.c: open addressing with linear probing on XXH3
+ * hashes (libxxhash; kept, so most probes skip strcmp), power-of-two
+ * capacity grown at half full. Names are copied into large blocks freed together. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 enum { BLOCK = 64 * 1024 };
 
@@ -16,10 +17,7 @@ struct ex__symblock {
 };
 
 static uint32_t hash(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
+  return (uint32_t)XXH3_64bits(s, strlen(s));
 }
 
 static struct ex__sym *probe(struct ex__symtab *t, const char *name,

@@ -35,7 +35,8 @@ enum id {
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
   O_EMBED_BITCODE, O_HELP_HIDDEN, O_DEVICE_TRIPLE, O_BACKEND_COMPILE,
   O_TARGET_LINK, O_ACCEPTED, O_DEFAULT_SPEC_IMAGE, O_KEEP_EXTERNALS,
-  O_DPCPP_LATER, O_REPRODUCE, O_SYCL_ABI,
+  O_DPCPP_LATER, O_REPRODUCE, O_SYCL_ABI, O_CACHE_REMOTE,
+  O_CACHE_REMOTE_RO, O_CACHE_REMOTE_TIMEOUT,
 };
 
 struct opt {
@@ -126,6 +127,16 @@ static const struct opt table[] = {
     {"--cache-size=", JOINED, O_CACHE_SIZE, 0,
      "<n>[K|M|G]: how much the cache may hold (5G); least recently used "
      "entries go first"},
+    {"--cache-remote=", JOINED, O_CACHE_REMOTE, 0,
+     "<url>: share the cache through redis://host[:port][/db] or "
+     "http://host[:port]/path (GET and PUT) too (also FATLINK_CACHE_REMOTE); "
+     "without --cache-dir, the local layer is ~/.cache/fatlink"},
+    {"--cache-remote-readonly", FLAG, O_CACHE_REMOTE_RO, 0,
+     "take results from the remote cache, store none there (also "
+     "FATLINK_CACHE_REMOTE_READONLY=1)"},
+    {"--cache-remote-timeout=", JOINED, O_CACHE_REMOTE_TIMEOUT, 0,
+     "<ms>: how long one remote operation may take, connecting included "
+     "(2000); a server past it is left for the rest of the link"},
     {"--tool-launcher=", JOINED, O_TOOL_LAUNCHER, 0,
      "<cmd>: run every device tool as <cmd> <tool> <args> (Slurm's srun, a "
      "remote-execution client); in-process back ends step aside"},
@@ -496,6 +507,7 @@ static int neutral(enum id id) {
   case O_HELP: case O_HELP_HIDDEN: case O_DEVICE_TRIPLE: case O_ACCEPTED:
   case O_VERSION: case O_LINKER_PATH: case O_TOOL_TIMEOUT:
   case O_CACHE_DIR: case O_CACHE_SIZE: case O_SPIRV_CHECK: case O_MEMORY:
+  case O_CACHE_REMOTE: case O_CACHE_REMOTE_RO: case O_CACHE_REMOTE_TIMEOUT:
   case O_REPRODUCE:
     return 1;
   default:
@@ -652,6 +664,17 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return 0;
   case O_CACHE_SIZE:
     return lw_parse_size("--cache-size", v, &o->cache_size, d);
+  case O_CACHE_REMOTE:
+    if (lw_strvec_push(&o->storage, v))
+      return LW_ENOMEM;
+    o->cache_remote = o->storage.v[o->storage.n - 1];
+    return 0;
+  case O_CACHE_REMOTE_RO:
+    o->cache_remote_readonly = 1;
+    return 0;
+  case O_CACHE_REMOTE_TIMEOUT:
+    return parse_count(v, "--cache-remote-timeout", 1, 3600000,
+                       "milliseconds, ", &o->cache_remote_timeout_ms, d);
   case O_MEMORY:
     return lw_parse_size("--wrapper-memory", v, &o->memory, d);
   case O_TOOL_LAUNCHER:
@@ -744,6 +767,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   o->split_mode = DL_SPLIT_AUTO;
   o->time_trace_grain = 500;
   o->cache_size = (uint64_t)5 << 30;
+  o->cache_remote_timeout_ms = 2000;
   o->memory = UINT64_MAX;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   o->jobs = cores > 0 ? (int)cores : 1;
@@ -770,6 +794,25 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   const char *env = getenv("FATLINK_CACHE_DIR");
   if (!o->cache_dir && env && *env)
     o->cache_dir = env;
+  env = getenv("FATLINK_CACHE_REMOTE");
+  if (!o->cache_remote && env && *env)
+    o->cache_remote = env;
+  env = getenv("FATLINK_CACHE_REMOTE_READONLY");
+  if (env && strcmp(env, "1") == 0)
+    o->cache_remote_readonly = 1;
+  /* A remote layer needs a local one under it. */
+  const char *home = getenv("XDG_CACHE_HOME");
+  if (o->cache_remote && !o->cache_dir) {
+    int xdg = home && *home;
+    home = xdg ? home : getenv("HOME");
+    if (!home || !*home)
+      return lw_error(d, LW_EINVAL, "--cache-remote needs --cache-dir= (no "
+                                    "HOME for ~/.cache/fatlink)");
+    if (lw_strvec_pushf(&o->storage, "%s%s/fatlink", home,
+                        xdg ? "" : "/.cache"))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    o->cache_dir = o->storage.v[o->storage.n - 1];
+  }
   struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
   o->output = out.index >= 0 ? out.value : "a.out";
   return 0;

@@ -60,7 +60,9 @@ static void test_store(void) {
   CHECK(mkdtemp(dir) != NULL);
   char *path = lw_xasprintf("%s/c", dir);
   struct lw_cache *c = NULL;
-  CHECK(lw_cache_open(path, 0, 0, &c) == 0 && c);
+  struct lw_diag d = {0};
+  struct lw_cache_options o = {.dir = path};
+  CHECK(lw_cache_open(&o, &c, &d) == 0 && c);
   unsigned char k1[LW_HASH_SIZE], k2[LW_HASH_SIZE];
   key(k1, "one");
   key(k2, "two");
@@ -106,7 +108,8 @@ static void test_store(void) {
     fclose(plain);
   char *under = lw_xasprintf("%s/sub", bad);
   struct lw_cache *none = (struct lw_cache *)1;
-  CHECK(lw_cache_open(under, 0, 0, &none) == 0 && none == NULL);
+  struct lw_cache_options uo = {.dir = under};
+  CHECK(lw_cache_open(&uo, &none, &d) == 0 && none == NULL);
   CHECK(lw_cache_get(none, k2, "two", &b) == 0);
   lw_cache_put(none, k2, "x", 1); /* nothing, no crash */
   free(under);
@@ -119,7 +122,33 @@ static void test_store(void) {
   free(path);
 }
 
+/* The remote layer's URLs: what opens (nothing is connected yet) and what
+ * is refused, by the option's name. */
+static void test_remote_urls(void) {
+  static const char *const good[] = {
+      "redis://127.0.0.1", "redis://cache.example:7000", "redis://h:6379/3",
+      "redis://h/", "http://127.0.0.1:8080/cache", "https://h/c/",
+      "HTTP://h"};
+  static const char *const bad[] = {
+      "ftp://h/x",     "redis://",       "redis://:6379", "redis://h:0",
+      "redis://h:99999", "redis://h:x",  "redis://h/db",  "http://",
+      "http:///path",  "h:6379",         ""};
+  struct lw_diag d = {0};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    struct lw_remote *r = NULL;
+    CHECK(lw_remote_open(good[i], 100, &r, &d) == 0 && r);
+    CHECK(r && strcmp(lw_remote_name(r), good[i]) == 0);
+    lw_remote_close(r);
+  }
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    struct lw_remote *r = (struct lw_remote *)1;
+    CHECK(lw_remote_open(bad[i], 100, &r, &d) == LW_EINVAL && r == NULL);
+    CHECK(strstr(d.msg, "invalid --cache-remote URL") != NULL);
+  }
+}
+
 int main(void) {
+  test_remote_urls();
   test_hash();
   test_store();
   return check_report("cache");

@@ -25,23 +25,33 @@
 #include "ex.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static void json_str(FILE *f, const char *s, size_t n) {
-  fputc('"', f);
-  for (size_t i = 0; i < n; i++) {
+/* A JSON string of n bytes: as they are when they are UTF-8, else each
+ * byte as the character of its value (Latin-1), as binaries' strings may
+ * be anything. NULL when out of memory. */
+static json_t *jstr(const char *s, size_t n) {
+  json_t *j = json_stringn(s, n);
+  if (j)
+    return j;
+  char *u = malloc(2 * n + 1);
+  size_t k = 0;
+  for (size_t i = 0; u && i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
+    if (c < 0x80) {
+      u[k++] = (char)c;
+    } else {
+      u[k++] = (char)(0xc0 | c >> 6);
+      u[k++] = (char)(0x80 | (c & 0x3f));
+    }
   }
-  fputc('"', f);
+  j = u ? json_stringn(u, k) : NULL;
+  free(u);
+  return j;
 }
 
 /* Prints ", symbols=a b c" and returns 1 when `v` is LLVM 23's symbols
@@ -58,26 +68,24 @@ static int symbol_table(FILE *f, const unsigned char *v, size_t n) {
   return 1;
 }
 
-static void list_image(FILE *f, const struct ex_image *img, int json,
-                       int first) {
-  if (json) {
-    fprintf(f, "%s\n  {\"container\": ", first ? "" : ",");
-    json_str(f, img->origin, strlen(img->origin));
-    fprintf(f, ", \"format\": \"%s\", \"kind\": \"%s\", \"image\": \"%s\", "
-               "\"size\": %zu, \"linked\": %s, \"strings\": {",
-            img->format ? img->format : "", ex_offload_kind_name(img->offload_kind),
-            ex_image_kind_name(img->image_kind), img->size,
-            img->linked ? "true" : "false");
-    for (size_t i = 0; i < img->nstrings; i++) {
-      if (i)
-        fputs(", ", f);
-      json_str(f, img->strings[i].key, strlen(img->strings[i].key));
-      fputs(": ", f);
-      json_str(f, img->strings[i].value, img->strings[i].value_len);
-    }
-    fputs("}}", f);
-    return;
-  }
+/* An image as a JSON object (NULL when out of memory). */
+static json_t *image_json(const struct ex_image *img) {
+  json_t *strings = json_object();
+  for (size_t i = 0; strings && i < img->nstrings; i++)
+    if (json_object_set_new(strings, img->strings[i].key,
+                            jstr(img->strings[i].value,
+                                 img->strings[i].value_len)))
+      json_decref(strings), strings = NULL;
+  return json_pack("{s:o, s:s, s:s, s:s, s:I, s:b, s:o}", "container",
+                   jstr(img->origin, strlen(img->origin)), "format",
+                   img->format ? img->format : "", "kind",
+                   ex_offload_kind_name(img->offload_kind), "image",
+                   ex_image_kind_name(img->image_kind), "size",
+                   (json_int_t)img->size, "linked", img->linked, "strings",
+                   strings);
+}
+
+static void list_image(FILE *f, const struct ex_image *img) {
   fprintf(f, "%s: %s, kind %s, image %s, triple %s, arch %s, %zu bytes",
           img->origin, img->format ? img->format : "?",
           ex_offload_kind_name(img->offload_kind),
@@ -130,7 +138,7 @@ static const char *image_format(uint8_t f) {
 
 /* The SYCL images a linked program registers (a DPC++ descriptor): each
  * with its kernels and property sets. */
-static int list_registered(FILE *f, const char *path, int json, int *first,
+static int list_registered(FILE *f, const char *path, json_t *json,
                            struct lw_diag *d) {
   struct lw_buf file = {0};
   struct ex_wrapped w;
@@ -144,19 +152,19 @@ static int list_registered(FILE *f, const char *path, int json, int *first,
                                     : 0))
       break;
     if (json) {
-      fprintf(f, "%s\n  {\"container\": ", *first ? "" : ",");
-      json_str(f, path, strlen(path));
-      fprintf(f, ", \"registered\": %zu, \"target\": ", i);
-      json_str(f, im->target, strlen(im->target));
-      fprintf(f, ", \"format\": \"%s\", \"size\": %zu, \"entries\": [",
-              image_format(im->format), im->size);
-      for (size_t k = 0; k < im->nentries; k++) {
-        fputs(k ? ", " : "", f);
-        json_str(f, im->entries[k], strlen(im->entries[k]));
-      }
-      fputs("], \"properties\": ", f);
-      json_str(f, (const char *)text.data, text.len);
-      fputs("}", f);
+      json_t *entries = json_array();
+      for (size_t k = 0; entries && k < im->nentries; k++)
+        if (json_array_append_new(entries, jstr(im->entries[k],
+                                                strlen(im->entries[k]))))
+          json_decref(entries), entries = NULL;
+      json_t *o = json_pack(
+          "{s:o, s:I, s:o, s:s, s:I, s:o, s:o}", "container",
+          jstr(path, strlen(path)), "registered", (json_int_t)i, "target",
+          jstr(im->target, strlen(im->target)), "format",
+          image_format(im->format), "size", (json_int_t)im->size, "entries",
+          entries, "properties", jstr((const char *)text.data, text.len));
+      if (!o || json_array_append_new(json, o))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
     } else {
       fprintf(f,
               "%s: registered SYCL image %zu, target %s, %s, %zu bytes, "
@@ -173,7 +181,6 @@ static int list_registered(FILE *f, const char *path, int json, int *first,
         at += n + 1;
       }
     }
-    *first = 0;
     lw_buf_free(&text);
   }
   if (!rc)
@@ -207,17 +214,22 @@ static int cmd_list(int argc, char **argv, struct lw_diag *d) {
   struct ex_set set = {0};
   if (!rc)
     rc = scan_all(files, nfiles, &set, d);
-  if (!rc) {
-    if (json)
-      fputs("[", stdout);
-    for (size_t i = 0; i < set.n; i++)
-      list_image(stdout, &set.images[i], json, i == 0);
-    int first = set.n == 0;
-    for (int i = 0; !rc && i < nfiles; i++)
-      rc = list_registered(stdout, files[i], json, &first, d);
-    if (json)
-      fputs(first ? "]\n" : "\n]\n", stdout);
+  json_t *all = json ? json_array() : NULL;
+  if (!rc && json && !all)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < set.n; i++) {
+    if (!json)
+      list_image(stdout, &set.images[i]);
+    else if (json_array_append_new(all, image_json(&set.images[i])))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
+  for (int i = 0; !rc && i < nfiles; i++)
+    rc = list_registered(stdout, files[i], all, d);
+  if (!rc && json &&
+      (json_dumpf(all, stdout, JSON_INDENT(2)) ||
+       fputc('\n', stdout) == EOF))
+    rc = lw_error(d, LW_EIO, "cannot write the list");
+  json_decref(all);
   ex_set_free(&set);
   free(files);
   return rc;
@@ -504,7 +516,7 @@ static void usage(FILE *f) {
         "[--compress[=zstd|zlib]]\n"
         "       fatpack device-config [--device-config-file=F] [NAME]\n"
         "       fatpack cache stats|clear|prune [--cache-dir=DIR] "
-        "[--cache-size=N]\n"
+        "[--cache-size=N] [--json]\n"
         "       fatpack post-link [sycl-post-link's options] INPUT -o TABLE\n",
         f);
 }
@@ -515,10 +527,12 @@ static void usage(FILE *f) {
 static int cmd_cache(int argc, char **argv, struct lw_diag *d) {
   const char *dir = getenv("FATLINK_CACHE_DIR"), *what = NULL;
   uint64_t size = (uint64_t)5 << 30;
-  int rc = 0;
+  int rc = 0, json = 0;
   for (int i = 0; !rc && i < argc; i++) {
     if (!strncmp(argv[i], "--cache-dir=", 12))
       dir = argv[i] + 12;
+    else if (!strcmp(argv[i], "--json"))
+      json = 1;
     else if (!strncmp(argv[i], "--cache-size=", 13))
       rc = lw_parse_size("--cache-size", argv[i] + 13, &size, d);
     else if (!what && (!strcmp(argv[i], "stats") || !strcmp(argv[i], "clear") ||
@@ -530,7 +544,8 @@ static int cmd_cache(int argc, char **argv, struct lw_diag *d) {
   if (!rc && (!what || !dir || !*dir))
     rc = lw_error(d, LW_EINVAL,
                   "cache: usage: fatpack cache stats|clear|prune "
-                  "[--cache-dir=DIR] [--cache-size=N] (or FATLINK_CACHE_DIR)");
+                  "[--cache-dir=DIR] [--cache-size=N] [--json] (or "
+                  "FATLINK_CACHE_DIR)");
   struct stat st;
   if (!rc && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
     rc = lw_error_path(d, LW_EIO, dir, "no cache directory there");
@@ -544,12 +559,37 @@ static int cmd_cache(int argc, char **argv, struct lw_diag *d) {
     rc = lw_cache_prune(dir, what[0] == 'c' ? 0 : size, &removed);
   if (rc)
     return lw_error(d, rc, "out of memory");
-  if (what[0] == 's')
-    printf("%s: %zu entries, %llu bytes\n", dir, cs.entries,
-           (unsigned long long)cs.bytes);
-  else
+  if (json) {
+    json_t *j =
+        what[0] != 's'
+            ? json_pack("{s:s, s:I}", "dir", dir, "removed",
+                        (json_int_t)removed)
+            : json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "dir",
+                        dir, "entries", (json_int_t)cs.entries, "bytes",
+                        (json_int_t)cs.bytes, "local_hits",
+                        (json_int_t)cs.n[LW_CACHE_LOCAL_HITS], "remote_hits",
+                        (json_int_t)cs.n[LW_CACHE_REMOTE_HITS], "misses",
+                        (json_int_t)cs.n[LW_CACHE_MISSES], "remote_stores",
+                        (json_int_t)cs.n[LW_CACHE_REMOTE_STORED],
+                        "remote_errors",
+                        (json_int_t)cs.n[LW_CACHE_REMOTE_ERRORS]);
+    if (!j || json_dumpf(j, stdout, JSON_INDENT(2)) || putchar('\n') == EOF)
+      rc = lw_error(d, LW_EIO, "cannot write the stats");
+    json_decref(j);
+  } else if (what[0] == 's') {
+    printf("%s: %zu entries, %llu bytes\n"
+           "%llu local hits, %llu remote hits, %llu misses, %llu remote "
+           "stores, %llu remote errors\n",
+           dir, cs.entries, (unsigned long long)cs.bytes,
+           (unsigned long long)cs.n[LW_CACHE_LOCAL_HITS],
+           (unsigned long long)cs.n[LW_CACHE_REMOTE_HITS],
+           (unsigned long long)cs.n[LW_CACHE_MISSES],
+           (unsigned long long)cs.n[LW_CACHE_REMOTE_STORED],
+           (unsigned long long)cs.n[LW_CACHE_REMOTE_ERRORS]);
+  } else {
     printf("%s: %zu entries removed\n", dir, removed);
-  return 0;
+  }
+  return rc;
 }
 
 int main(int argc, char **argv) {

@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 void lw__warn(struct lw_plan *p, const char *fmt, ...) {
   char line[2048];
@@ -262,9 +263,7 @@ static int relocate_prepare(struct lw_graph *g, struct lw_job *j,
     if (rc)
       return rc;
   }
-  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-  for (size_t i = 0; i < bytes.len; i++)
-    h = (h ^ bytes.data[i]) * 0x100000001b3ull;
+  uint64_t h = XXH3_64bits(bytes.data, bytes.len);
   lw_buf_free(&bytes);
   static const char sec[] = "llvm_offload_entries";
   if (lw_strvec_push(&j->argv, LW_OBJCOPY) || lw_strvec_push(&j->argv, out) ||
@@ -522,10 +521,11 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
   const struct lw_job_kind *last = o->fpga_link ? &lw__fpga_archive_kind
                                    : o->emit_fatbin_only ? NULL
                                                          : &wrap_kind;
-  int rc = o->cache_dir && lw_cache_open(o->cache_dir, o->cache_size,
-                                         o->verbose, &p->cache)
-               ? lw_error(d, LW_ENOMEM, "out of memory")
-               : 0;
+  const struct lw_cache_options co = {
+      o->cache_dir,           o->cache_size,
+      o->verbose,             o->cache_remote,
+      o->cache_remote_readonly, o->cache_remote_timeout_ms};
+  int rc = o->cache_dir ? lw_cache_open(&co, &p->cache, d) : 0;
   /* wrap waits for every target (and for jobs the targets add later); with
    * the device side in the cache, for the lookup, which adds the targets'
    * jobs on a miss. */

@@ -68,6 +68,9 @@ struct lw_options {
   struct lw_strvec tool_launcher, gpu_launcher, cpu_launcher, fpga_launcher;
   const char *cache_dir;     /* --cache-dir=, FATLINK_CACHE_DIR, or NULL */
   uint64_t cache_size;       /* --cache-size= */
+  const char *cache_remote;  /* --cache-remote=, FATLINK_CACHE_REMOTE */
+  int cache_remote_readonly; /* --cache-remote-readonly */
+  int cache_remote_timeout_ms;
   uint64_t memory;           /* --wrapper-memory=, or the default (main.c)
                                 when not given: UINT64_MAX */
   struct lw_strvec key_args; /* the options that decide the device side's

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -892,38 +893,40 @@ uint64_t lw_graph_memory_peak(const struct lw_graph *g) { return g->mem_peak; }
 
 int lw_graph_write_trace(struct lw_graph *g, const char *path, int grain_us,
                          struct lw_diag *d) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return lw_error_path(d, LW_EIO, path, "cannot write trace");
   /* The start of this process's clock (CLOCK_MONOTONIC, microseconds): the
    * traces of links that ran at once line up by it. */
-  fprintf(f, "{\"otherData\":{\"fatlinkT0us\":%.0f},\"traceEvents\":[",
-          (double)g->t0 / 1000.0);
-  int first = 1, tid = 0;
-  for (struct lw_job *j = g->all; j; j = j->next_all, tid++) {
+  json_t *events = json_array();
+  json_t *trace = json_pack("{s:{s:I}, s:o}", "otherData", "fatlinkT0us",
+                            (json_int_t)(g->t0 / 1000), "traceEvents", events);
+  int tid = 0, bad = !trace;
+  for (struct lw_job *j = g->all; !bad && j; j = j->next_all, tid++) {
     if (j->state != DONE || j->end_us - j->start_us < grain_us)
       continue;
-    fprintf(f,
-            "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
-            "\"ts\":%.0f,\"dur\":%.0f",
-            first ? "" : ",", j->kind->name, tid, j->start_us,
-            j->end_us - j->start_us);
+    json_t *e = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I}", "name",
+                          j->kind->name, "ph", "X", "pid", 1, "tid", tid,
+                          "ts", (json_int_t)j->start_us, "dur",
+                          (json_int_t)(j->end_us - j->start_us));
     /* What memory says about the job: its estimate, whether it waited for
      * memory, and a forked job's peak (its own process). */
-    if (j->footprint || j->footprint_shared || j->mem_waited ||
-        j->max_rss_kib)
-      fprintf(f,
-              ",\"args\":{\"footprintBytes\":%llu,\"sharedFootprintBytes\":"
-              "%llu,\"waitedForMemory\":%s,\"maxRssKiB\":%llu}",
-              (unsigned long long)j->footprint,
-              (unsigned long long)j->footprint_shared,
-              j->mem_waited ? "true" : "false",
-              (unsigned long long)j->max_rss_kib);
-    fputc('}', f);
-    first = 0;
+    if (e && (j->footprint || j->footprint_shared || j->mem_waited ||
+              j->max_rss_kib))
+      bad = json_object_set_new(
+          e, "args",
+          json_pack("{s:I, s:I, s:b, s:I}", "footprintBytes",
+                    (json_int_t)j->footprint, "sharedFootprintBytes",
+                    (json_int_t)j->footprint_shared, "waitedForMemory",
+                    j->mem_waited, "maxRssKiB", (json_int_t)j->max_rss_kib));
+    if (bad)
+      json_decref(e);
+    else
+      bad = json_array_append_new(events, e);
   }
-  fprintf(f, "\n]}\n");
-  return fclose(f) == 0 ? 0 : lw_error_path(d, LW_EIO, path, "write error");
+  int rc = bad ? lw_error(d, LW_ENOMEM, "out of memory")
+       : json_dump_file(trace, path, JSON_COMPACT)
+           ? lw_error_path(d, LW_EIO, path, "cannot write trace")
+           : 0;
+  json_decref(trace);
+  return rc;
 }
 
 void lw_graph_free(struct lw_graph *g) {
