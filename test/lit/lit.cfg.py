@@ -2,6 +2,7 @@
 # count) first on PATH and its own empty $TMPDIR, so a test can check that
 # fatlink left nothing behind.
 import os
+import shutil
 import subprocess
 import lit.formats
 
@@ -38,6 +39,12 @@ if all(os.access(os.path.join(cuda, "bin", t), os.X_OK)
             config.available_features.add("cuda-gpu")
     except (OSError, subprocess.TimeoutExpired):
         pass
+
+# Slurm and munge (Debian's slurm-wlm, munge) for a one-node cluster the
+# test starts; its daemons run as root, as in CI.
+if os.geteuid() == 0 and all(shutil.which(t) for t in
+                             ("slurmctld", "slurmd", "srun", "munged")):
+    config.available_features.add("slurm")
 
 # A small tmpfs in a mount namespace of our own (disk-full tests).
 try:
