@@ -75,10 +75,12 @@ def start(kind, d, extra):
         f.write("%d\n" % port)
 
 
-def stop(d):
-    for kind in ("redis", "nginx"):
+def stop_pidfiles(d, names):
+    """Wakes and ends the process of each DIR/<name>.pid, and waits."""
+    for name in names:
+        path = os.path.join(d, name + ".pid")
         try:
-            with open(os.path.join(d, kind + ".pid")) as f:
+            with open(path) as f:
                 pid = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
             continue
@@ -94,12 +96,13 @@ def stop(d):
                 break
             time.sleep(0.05)
         try:
-            os.unlink(os.path.join(d, kind + ".pid"))
+            os.unlink(path)
         except OSError:
             pass  # the server removed it
 
 
-if sys.argv[1] == "start":
-    start(sys.argv[2], sys.argv[3], sys.argv[4:])
-else:
-    stop(sys.argv[2])
+if __name__ == "__main__":
+    if sys.argv[1] == "start":
+        start(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        stop_pidfiles(sys.argv[2], ("redis", "nginx"))

@@ -12,19 +12,13 @@ Jobs see SLURM_CONF=DIR/slurm.conf (the caller exports it). Debian 12's
 slurm-wlm (22.05) and munge; run as root (SlurmUser and SlurmdUser root, as
 a CI container is)."""
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from servers import free_port, stop_pidfiles  # noqa: E402
 
 
 def conf(d):
@@ -95,23 +89,7 @@ def start(d):
              "slurmd.log, munged.log)" % d)
 
 
-def stop(d):
-    for name in ("slurmd", "slurmctld", "munged"):
-        try:
-            with open(os.path.join(d, name + ".pid")) as f:
-                pid = int(f.read().split()[0])
-            os.kill(pid, signal.SIGTERM)
-        except (OSError, ValueError, IndexError):
-            continue
-        for _ in range(100):
-            try:
-                os.kill(pid, 0)
-            except OSError:
-                break
-            time.sleep(0.05)
-
-
 if sys.argv[1] == "start":
     start(sys.argv[2])
 else:
-    stop(sys.argv[2])
+    stop_pidfiles(sys.argv[2], ("slurmd", "slurmctld", "munged"))
