@@ -40,6 +40,9 @@ set(FATLINK_OBJCOPY "${LLVM_TOOLS_BINARY_DIR}/llvm-objcopy" CACHE FILEPATH
 # The bundler that makes HIP fatbinaries.
 set(FATLINK_OFFLOAD_BUNDLER "${LLVM_TOOLS_BINARY_DIR}/clang-offload-bundler"
     CACHE FILEPATH "clang-offload-bundler used for HIP fatbinaries")
+# The linker of SYCL code objects for AMD GPUs (lld-22).
+set(FATLINK_LLD "${LLVM_TOOLS_BINARY_DIR}/ld.lld" CACHE FILEPATH
+    "ld.lld used for SYCL code objects of AMD GPUs")
 # The archiver of --fpga-link-type archives.
 set(FATLINK_AR "${LLVM_TOOLS_BINARY_DIR}/llvm-ar" CACHE FILEPATH
     "llvm-ar used for FPGA archive links")

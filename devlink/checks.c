@@ -55,12 +55,21 @@ static int undefined(LLVMModuleRef m, unsigned flags,
              fname(f));
     lw_buf_append(&msg, part, strlen(part));
     int callers = 0;
+    LLVMValueRef named[16]; /* each caller once (a loop unrolled calls
+                               again): the first 16 are told apart */
     for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       if (!LLVMIsAInstruction(user))
         continue;
       LLVMValueRef caller =
           LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
+      int seen = 0;
+      for (int k = 0; k < callers && k < 16 && !seen; k++)
+        seen = named[k] == caller;
+      if (seen)
+        continue;
+      if (callers < 16)
+        named[callers] = caller;
       snprintf(part, sizeof part, "%s'%s'", callers++ ? ", " : " ",
                fname(caller));
       lw_buf_append(&msg, part, strlen(part));

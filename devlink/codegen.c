@@ -24,9 +24,10 @@ void dl_init(void) {
 /* LLVM 22's SPIR-V back end keeps process-wide mutable state
  * (SPIRVModuleAnalysis's static MAI; llvm-project issue 160613): two
  * emissions at once corrupt each other, and a module emitted after others
- * in the same process may get ids of theirs (wrapper/plan/sycl_emit.c says what
- * and how the planner makes that safe). Emission is therefore serialised,
- * and the process remembers whether it (or its parent before the fork)
+ * in the same process may get ids of theirs (wrapper/plan/sycl_emit.c says
+ * what and how the planner makes that safe). SPIR-V emission is therefore
+ * serialised (other targets' back ends keep no such state), and the
+ * process remembers whether it (or its parent before the fork)
  * emitted SPIR-V: a process that has not is what the planner forks from. */
 static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int spirv_emitted;
@@ -55,8 +56,8 @@ static void spirv_linkage(LLVMModuleRef m) {
   }
 }
 
-int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
-               struct lw_buf *out, struct lw_diag *d) {
+int dl_codegen(struct dl_module *m, const char *cpu, int opt_level,
+               enum dl_filetype type, struct lw_buf *out, struct lw_diag *d) {
   char *msg = NULL;
   if (!m->valid && LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
     int rc = lw_error(d, LW_EFORMAT, "device module for '%s' is invalid: %s",
@@ -81,7 +82,8 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
   if (opt_level > 3)
     opt_level = 3;
   LLVMTargetMachineRef tm =
-      LLVMCreateTargetMachine(target, m->triple, "", "", levels[opt_level],
+      LLVMCreateTargetMachine(target, m->triple, cpu ? cpu : "", "",
+                              levels[opt_level],
                               LLVMRelocPIC, LLVMCodeModelDefault);
   if (!tm)
     return lw_error(d, LW_ELLVM, "cannot create a target machine for '%s'",
@@ -105,11 +107,13 @@ int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
     LLVMDisposeTargetMachine(tm);
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
-  pthread_mutex_lock(&emit_lock);
+  if (spirv)
+    pthread_mutex_lock(&emit_lock);
   LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(
       tm, m->mod, type == DL_OBJECT ? LLVMObjectFile : LLVMAssemblyFile, &msg,
       &mb);
-  pthread_mutex_unlock(&emit_lock);
+  if (spirv)
+    pthread_mutex_unlock(&emit_lock);
   if (failed) {
     rc = lw_error(d, LW_ELLVM, "code generation for '%s' failed: %s", m->triple,
                   msg ? msg : "");

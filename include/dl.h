@@ -40,10 +40,11 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
 size_t dl_itt_stubs(struct dl_module *m);
 
 /* Compiles the module for its triple (SPIR-V for spirv*, with canonical
- * ids; native otherwise) at `opt_level` 0-3 into `out`. LW_EBADOUT: the
+ * ids; native otherwise: for `cpu`, e.g. sm_90 or gfx90a, NULL for the
+ * target's default) at `opt_level` 0-3 into `out`. LW_EBADOUT: the
  * back end wrote SPIR-V that cannot be read (codegen.c says why it may). */
-int dl_codegen(struct dl_module *m, int opt_level, enum dl_filetype type,
-               struct lw_buf *out, struct lw_diag *d);
+int dl_codegen(struct dl_module *m, const char *cpu, int opt_level,
+               enum dl_filetype type, struct lw_buf *out, struct lw_diag *d);
 
 /* Has this process (with what it inherited from its parent) emitted no
  * SPIR-V yet? */

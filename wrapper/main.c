@@ -113,7 +113,8 @@ static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
   static const struct lw_planner *const planners[] = {
-      &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_planner,
+      &lw_fpga_planner, &lw_fpga_desc_planner, &lw_sycl_native_planner,
+      &lw_sycl_planner,
       &lw_omp_planner,  &lw_cuda_planner,      &lw_hip_planner};
   if (!rc)
     rc = lw_plan_build(l->g, o, &l->line, &l->set, planners,

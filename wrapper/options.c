@@ -36,7 +36,7 @@ enum id {
   O_EMBED_BITCODE, O_HELP_HIDDEN, O_DEVICE_TRIPLE, O_BACKEND_COMPILE,
   O_TARGET_LINK, O_ACCEPTED, O_DEFAULT_SPEC_IMAGE, O_KEEP_EXTERNALS,
   O_DPCPP_LATER, O_REPRODUCE, O_SYCL_ABI, O_CACHE_REMOTE,
-  O_CACHE_REMOTE_RO, O_CACHE_REMOTE_TIMEOUT,
+  O_CACHE_REMOTE_RO, O_CACHE_REMOTE_TIMEOUT, O_PTXAS_ARG, O_NVPTX_DEVLIBS,
 };
 
 struct opt {
@@ -177,7 +177,8 @@ static const struct opt table[] = {
      "SYCL_EXTERNAL functions are entry points of their images, used or not"},
     {"--device-debug", FLAG, O_DPCPP_LATER, 1,
      "debug information for the device"},
-    {"--ptxas-arg=", JOINED, O_DPCPP_LATER, 1, "<arg>: pass <arg> to ptxas"},
+    {"--ptxas-arg=", JOINED, O_PTXAS_ARG, 0,
+     "<arg>: pass <arg> to ptxas (SYCL for NVIDIA GPUs)"},
     {"--pass-remarks=", JOINED, O_DPCPP_LATER, 1, "LTO pass remarks"},
     {"--pass-remarks-missed=", JOINED, O_DPCPP_LATER, 1, "LTO pass remarks"},
     {"--pass-remarks-analysis=", JOINED, O_DPCPP_LATER, 1, "LTO pass remarks"},
@@ -186,8 +187,9 @@ static const struct opt table[] = {
      "<arg>: pass <arg> to the device linker"},
     {"--compiler-arg=", JOINED, O_DPCPP_LATER, 1,
      "<arg>: pass <arg> to the device compiler"},
-    {"--sycl-nvptx-device-libraries=", JOINED, O_DPCPP_LATER, 1,
-     "NVPTX device libraries for SYCL"},
+    {"--sycl-nvptx-device-libraries=", JOINED, O_NVPTX_DEVLIBS, 0,
+     "<a,b,...>: bitcode libraries linked only-needed into SYCL code for "
+     "NVIDIA GPUs (in --sycl-device-library-location= unless absolute)"},
     {"--sycl-backend-compile-options-from-image=", JOINED, O_DPCPP_LATER, 1,
      "compile options taken from the images"},
     {"--sycl-backend-link-options-from-image=", JOINED, O_DPCPP_LATER, 1,
@@ -698,6 +700,10 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return parse_post_link(o, v, d);
   case O_SYCL_DEVLIBS:
     return lw_strvec_split(&o->device_libs, v, ',');
+  case O_NVPTX_DEVLIBS:
+    return lw_strvec_split(&o->nvptx_device_libs, v, ',');
+  case O_PTXAS_ARG:
+    return lw_split_args("--ptxas-arg", v, &o->ptxas_args, d);
   case O_SYCL_DEVLIB_LOC:
     if (lw_strvec_push(&o->storage, v))
       return LW_ENOMEM;
@@ -825,6 +831,8 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->device_linker_args);
   lw_strvec_free(&o->device_compiler_args);
   lw_strvec_free(&o->device_libs);
+  lw_strvec_free(&o->nvptx_device_libs);
+  lw_strvec_free(&o->ptxas_args);
   lw_strvec_free(&o->llvm_spirv_opts);
   lw_strvec_free(&o->sycl_targets);
   lw_strvec_free(&o->gpu_tool_args);

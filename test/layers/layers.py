@@ -95,6 +95,7 @@ INCLUDE_DIRS = ["wrapper", "include"]
 PLANNERS = {
     "sycl": {"wrapper/plan/sycl.c", "wrapper/plan/sycl_emit.c",
              "wrapper/plan/sycl_aot.c", "wrapper/plan/sycl_spirv.c"},
+    "sycl-native": {"wrapper/plan/sycl_native.c"},
     "fpga": {"wrapper/plan/fpga.c"},
     "openmp": {"wrapper/plan/openmp.c"},
     "cuda": {"wrapper/plan/cuda.c"},

@@ -22,10 +22,20 @@
  * spir64_fpga on the first accelerator device (the FPGA emulator)
  * (clCreateProgramWithBinary, clBuildProgram) and creates every kernel the
  * image registers, as a runtime would before running one.
+ * Built with -DSYCL_RT_CUDA (and -ldl), each native image for "nvptx64"
+ * must be a CUDA fatbinary; where the CUDA driver loads (libcuda.so.1, as
+ * DPC++'s CUDA backend uses it), it is loaded with cuModuleLoadData on the
+ * first GPU, each of its kernels is found by its entry name and launched
+ * once (one thread, its parameters zero: the test programs' kernels work on
+ * global variables), and then SYCL_RT_CUDA_GLOBALS=<name>:<n>[,...] prints
+ * the first n floats of each named global of the image that has it.
  * Any failed check prints "sycl_rt: CHECK FAILED: ..." and exits 1. */
 #ifdef SYCL_RT_OPENCL
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#endif
+#ifdef SYCL_RT_CUDA
+#include <dlfcn.h>
 #endif
 #include <stdint.h>
 #include <stdio.h>
@@ -146,6 +156,106 @@ static void load_cl_image(unsigned i, cl_device_type type,
   clReleaseContext(ctx);
   printf("sycl_rt: image %u loaded on '%s', %zu kernel(s) created\n", i, name,
          nk);
+}
+#endif
+
+#ifdef SYCL_RT_CUDA
+/* The driver API, as much as used, loaded by name (the _v2 ones are what
+ * cuda.h's names stand for). */
+typedef int CUresult;
+static struct {
+  CUresult (*init)(unsigned);
+  CUresult (*device_get)(int *, int);
+  CUresult (*retain)(void **, int);
+  CUresult (*set_current)(void *);
+  CUresult (*load)(void **, const void *);
+  CUresult (*function)(void **, void *, const char *);
+  CUresult (*param_info)(void *, size_t, size_t *, size_t *);
+  CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                     unsigned, unsigned, void *, void **, void **);
+  CUresult (*sync)(void);
+  CUresult (*global)(unsigned long long *, size_t *, void *, const char *);
+  CUresult (*dtoh)(void *, unsigned long long, size_t);
+  int ready; /* 1: a GPU, -1: none */
+} cu;
+
+static int cuda_ready(void) {
+  if (cu.ready)
+    return cu.ready > 0;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+  struct {
+    void *fn;
+    const char *name;
+  } f[] = {{&cu.init, "cuInit"},
+           {&cu.device_get, "cuDeviceGet"},
+           {&cu.retain, "cuDevicePrimaryCtxRetain"},
+           {&cu.set_current, "cuCtxSetCurrent"},
+           {&cu.load, "cuModuleLoadData"},
+           {&cu.function, "cuModuleGetFunction"},
+           {&cu.param_info, "cuFuncGetParamInfo"},
+           {&cu.launch, "cuLaunchKernel"},
+           {&cu.sync, "cuCtxSynchronize"},
+           {&cu.global, "cuModuleGetGlobal_v2"},
+           {&cu.dtoh, "cuMemcpyDtoH_v2"}};
+  int ok = lib != NULL;
+  for (size_t i = 0; ok && i < sizeof f / sizeof f[0]; i++)
+    ok = (*(void **)f[i].fn = dlsym(lib, f[i].name)) != NULL;
+  int dev = 0;
+  void *ctx = NULL;
+  ok = ok && cu.init(0) == 0 && cu.device_get(&dev, 0) == 0 &&
+       cu.retain(&ctx, dev) == 0 && cu.set_current(ctx) == 0;
+  cu.ready = ok ? 1 : -1;
+  if (!ok)
+    printf("sycl_rt: no CUDA GPU here: the images are not loaded\n");
+  return ok;
+}
+
+/* Loads image i, launches each of its kernels once, prints the globals
+ * SYCL_RT_CUDA_GLOBALS names that it has. */
+static void load_cuda_image(unsigned i, const unsigned char *b,
+                            const struct entry *eb, const struct entry *ee) {
+  void *mod = NULL;
+  CUresult r = cu.load(&mod, b);
+  CHECK(r == 0, "image %u: cuModuleLoadData failed (%d)", i, r);
+  size_t nk = 0;
+  for (const struct entry *en = eb; en < ee; en++, nk++) {
+    void *fn = NULL;
+    r = cu.function(&fn, mod, en->name);
+    CHECK(r == 0, "image %u: kernel %s is not in the module (%d)", i,
+          en->name, r);
+    size_t at = 0, size = 0, end = 0;
+    for (size_t k = 0; cu.param_info(fn, k, &at, &size) == 0; k++)
+      end = at + size;
+    unsigned char params[4096] = {0};
+    CHECK(end <= sizeof params, "kernel %s: %zu bytes of parameters",
+          en->name, end);
+    void *extra[] = {(void *)1, params, (void *)2, &end, (void *)0};
+    r = cu.launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, end ? extra : NULL);
+    CHECK(r == 0 && cu.sync() == 0, "kernel %s: launch failed (%d)",
+          en->name, r);
+  }
+  printf("sycl_rt: image %u loaded on the GPU, %zu kernel(s) run\n", i, nk);
+  const char *want = getenv("SYCL_RT_CUDA_GLOBALS");
+  char list[1024];
+  snprintf(list, sizeof list, "%s", want ? want : "");
+  for (char *g = strtok(list, ","); g; g = strtok(NULL, ",")) {
+    char *colon = strchr(g, ':');
+    size_t n = colon ? (size_t)atoi(colon + 1) : 1;
+    if (colon)
+      *colon = 0;
+    unsigned long long ptr = 0;
+    size_t bytes = 0;
+    float v[256];
+    if (cu.global(&ptr, &bytes, mod, g) != 0)
+      continue; /* in another module */
+    CHECK(n <= 256 && n * sizeof *v <= bytes, "global %s: %zu bytes", g,
+          bytes);
+    CHECK(cu.dtoh(v, ptr, n * sizeof *v) == 0, "global %s: copy failed", g);
+    printf("sycl_rt: %s =", g);
+    for (size_t k = 0; k < n; k++)
+      printf(" %g", v[k]);
+    printf("\n");
+  }
 }
 #endif
 
@@ -412,6 +522,15 @@ static void walk(const struct desc *d) {
       check_linked(i, b, (size_t)(e - b), eb, ee,
                    version == 2 ? v2->sets_begin : NULL,
                    version == 2 ? v2->sets_end : NULL);
+#ifdef SYCL_RT_CUDA
+    if (native && strcmp(target, "nvptx64") == 0) {
+      static const unsigned char fatbin[4] = {0x50, 0xed, 0x55, 0xba};
+      CHECK(e - b > 16 && memcmp(b, fatbin, 4) == 0,
+            "image %u for nvptx64 is not a CUDA fatbinary", i);
+      if (cuda_ready())
+        load_cuda_image(i, b, eb, ee);
+    }
+#endif
 #ifdef SYCL_RT_OPENCL
     if (native && strcmp(ct, "spir64_x86_64") == 0)
       load_cl_image(i, CL_DEVICE_TYPE_CPU, b, (size_t)(e - b), eb, ee);

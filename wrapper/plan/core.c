@@ -174,7 +174,7 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   struct lw_buf obj = {0};
   if (!rc)
-    rc = dl_codegen(m, 2, DL_OBJECT, &obj, d);
+    rc = dl_codegen(m, NULL, 2, DL_OBJECT, &obj, d);
   dl_module_free(m);
   if (!rc)
     rc = lw_write_file(lw_tmp_path(p->wrapper_obj), obj.data, obj.len, d);

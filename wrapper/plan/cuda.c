@@ -20,15 +20,6 @@
 #define LW_OFFLOAD_BUNDLER "clang-offload-bundler"
 #endif
 
-/* A toolkit program: in --cuda-path's bin/, else on PATH, else in
- * /usr/local/cuda/bin (where clang looks first too). */
-static char *cuda_tool(const struct lw_options *o, const char *name) {
-  if (o->cuda_path)
-    return lw_xasprintf("%s/bin/%s", o->cuda_path, name);
-  return lw_on_path(name) ? strdup(name)
-                          : lw_xasprintf("/usr/local/cuda/bin/%s", name);
-}
-
 /* What differs between the two kinds. */
 struct gpu_kind {
   unsigned ofk;
@@ -55,7 +46,7 @@ static int cuda_link_args(struct lw_strvec *a, const struct target *t) {
 static int cuda_fatbin_argv(struct lw_strvec *a, const struct lw_plan *p,
                             const char *out, struct target *const *ts,
                             size_t n) {
-  char *tool = cuda_tool(p->o, "fatbinary");
+  char *tool = lw__cuda_tool(p->o, "fatbinary");
   int rc = !tool || lw_strvec_push(a, tool) || lw_strvec_push(a, "-64") ||
            lw_strvec_push(a, "--create") || lw_strvec_push(a, out);
   free(tool);

@@ -65,8 +65,9 @@ static void file_identity(struct lw_hash *h, const char *path) {
   }
 }
 
+/* A tool by name (found on PATH) or by path. */
 static void tool_identity(struct lw_hash *h, const char *tool) {
-  char *found = lw_find_on_path(tool);
+  char *found = strchr(tool, '/') ? strdup(tool) : lw_find_on_path(tool);
   lw_hash_str(h, tool);
   file_identity(h, found);
   free(found);
@@ -224,8 +225,11 @@ int lw__device_side_key(const struct lw_plan *p,
     }
   }
   int rc = 0;
-  for (size_t i = 0; !rc && i < o->device_libs.n; i++) {
-    const char *name = o->device_libs.v[i];
+  for (size_t i = 0; !rc && i < o->device_libs.n + o->nvptx_device_libs.n;
+       i++) {
+    const char *name = i < o->device_libs.n
+                           ? o->device_libs.v[i]
+                           : o->nvptx_device_libs.v[i - o->device_libs.n];
     char *path = o->device_lib_dir && name[0] != '/'
                      ? lw_xasprintf("%s/%s", o->device_lib_dir, name)
                      : strdup(name);
@@ -241,10 +245,19 @@ int lw__device_side_key(const struct lw_plan *p,
   if (!rc && o->device_config)
     rc = file_contents(&h, o->device_config, d);
   static const char *const tools[] = {"ocloc", "opencl-aot", "aoc",
-                                      "spirv-link"};
+                                      "spirv-link", LW_LLD};
   lw_hash_str(&h, getenv("PATH"));
   for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(tools); i++)
     tool_identity(&h, tools[i]);
+  static const char *const cuda[] = {"ptxas", "fatbinary"};
+  for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(cuda); i++) {
+    char *tool = lw__cuda_tool(o, cuda[i]);
+    if (!tool)
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    else
+      tool_identity(&h, tool);
+    free(tool);
+  }
   if (!rc) {
     /* Where libocloc and the OpenCL libraries come from. */
     lw_hash_str(&h, getenv("LD_LIBRARY_PATH"));

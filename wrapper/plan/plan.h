@@ -27,6 +27,8 @@ struct lw_options {
   enum { LW_FPGA_NONE, LW_FPGA_EARLY, LW_FPGA_IMAGE } fpga_link;
   const char *dump_dir;    /* --sycl-dump-device-code= */
   struct lw_strvec device_libs; /* --sycl-device-libraries=, in order */
+  struct lw_strvec nvptx_device_libs; /* --sycl-nvptx-device-libraries= */
+  struct lw_strvec ptxas_args;  /* --ptxas-arg= */
   const char *device_lib_dir;   /* --sycl-device-library-location= */
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
   int sycl_emit_alone;          /* --sycl-emit-isolation=module */
@@ -114,7 +116,8 @@ struct lw_plan;
 /* What an offload kind brings to the plan (planner.h): one per kind. */
 struct lw_planner;
 extern const struct lw_planner lw_fpga_planner, lw_fpga_desc_planner,
-    lw_sycl_planner, lw_omp_planner, lw_cuda_planner, lw_hip_planner;
+    lw_sycl_native_planner, lw_sycl_planner, lw_omp_planner, lw_cuda_planner,
+    lw_hip_planner;
 
 /* Adds the jobs that turn the extracted images into device images (each
  * offload kind's by its planner), wrap them into a registration object and

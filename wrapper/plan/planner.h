@@ -1,9 +1,11 @@
 /* planner.h - private to wrapper/plan/: the plan, its device targets and
  * what each offload kind's planner supplies. The core: core.c (targets,
- * wrap, host link), keys.c (cache keys), reqs.c, fpga_inputs.c and
- * fpga_archive.c. The planners, which call the core and never each other:
- * sycl.c (with sycl_emit.c, each module's SPIR-V, and sycl_aot.c, what the
- * modules become), fpga.c, openmp.c, cuda.c. */
+ * wrap, host link), keys.c (cache keys), tools.c, reqs.c, fpga_inputs.c
+ * and fpga_archive.c. The planners, which call the core and never each
+ * other: sycl.c (with sycl_emit.c, each module's SPIR-V, sycl_spirv.c, the
+ * SPIR-V inputs linked with them, and sycl_aot.c, what the modules
+ * become), sycl_native.c (SYCL for NVIDIA and AMD GPUs), fpga.c,
+ * openmp.c, cuda.c. */
 #ifndef LW_PLANNER_H
 #define LW_PLANNER_H
 
@@ -20,12 +22,16 @@
  * it). */
 #define LW_AOC "aoc"
 #define LW_SPIRV_LINK "spirv-link"
+#ifndef LW_LLD
+#define LW_LLD "ld.lld"
+#endif
 #ifndef LW_OBJCOPY
 #define LW_OBJCOPY "llvm-objcopy"
 #endif
 
 struct target;
 struct sycl_pool;
+struct native_module;
 
 /* A native SPIR-V input of SYCL targets (sycl_spirv.c): an image of image
  * kind SPIR-V, or a device library given as SPIR-V. */
@@ -100,6 +106,9 @@ struct target {
   /* OpenMP: the linked device image */
   struct lw_buf image;
   struct lw_tmp *out_tmp;
+  /* SYCL modules for NVIDIA and AMD GPUs (sycl_native.c) */
+  struct native_module *native;
+  size_t nnative;
   /* FPGA binaries (fpga.c) */
   struct fpga_image *fpga;
   size_t nfpga;
@@ -269,6 +278,13 @@ void lw__aot_spec_warning(const struct target *t);
 void lw__aot_check_coverage(const struct target *t);
 
 void lw__aot_free(struct target *t);
+
+/* ---- tools.c ---------------------------------------------------------------- */
+
+/* A CUDA toolkit program (ptxas, fatbinary): in --cuda-path's bin/, else on
+ * PATH, else in /usr/local/cuda/bin (where clang looks first too);
+ * malloc'd. */
+char *lw__cuda_tool(const struct lw_options *o, const char *name);
 
 /* ---- core.c, for the planners ------------------------------------------- */
 

@@ -238,6 +238,37 @@ static int decide_in_process(const struct target *t, struct sycl_out *out,
                   LW_OPENCL_AOT);
 }
 
+/* NVIDIA and AMD GPUs are not compiled from SPIR-V: their images come from
+ * the inputs' own SYCL code for the GPU's triple and arch (sycl_native.c).
+ * 1 when `name` is one (d->code: 0, or the error when the link has no such
+ * code), else 0. */
+static int native_gpu(const struct lw_plan *p, const char *name,
+                      struct lw_diag *d) {
+  static const struct {
+    const char *prefix, *triple;
+  } gpus[] = {{"nvidia_gpu_", "nvptx64-nvidia-cuda"},
+              {"amd_gpu_", "amdgcn-amd-amdhsa"}};
+  d->code = 0;
+  for (size_t g = 0; g < LW_ARRAY_SIZE(gpus); g++) {
+    size_t n = strlen(gpus[g].prefix);
+    if (strncmp(name, gpus[g].prefix, n) != 0)
+      continue;
+    for (size_t k = 0; k < p->n; k++)
+      if (p->t[k].kind == EX_OFK_SYCL &&
+          strncmp(p->t[k].triple, gpus[g].triple,
+                  strcspn(gpus[g].triple, "-") + 1) == 0 &&
+          strcmp(p->t[k].arch, name + n) == 0)
+        return 1;
+    lw_error(d, LW_EINVAL,
+             "--sycl-targets=%s: the inputs hold no SYCL device code for "
+             "%s %s (compile with -fsycl --offload-targets=spirv64,%s "
+             "--offload-arch=%s)",
+             name, gpus[g].triple, name + n, gpus[g].triple, name + n);
+    return 1;
+  }
+  return 0;
+}
+
 static int plan_outs(struct target *t, struct lw_diag *d) {
   struct lw_plan *p = t->plan;
   const struct lw_options *o = p->o;
@@ -251,7 +282,9 @@ static int plan_outs(struct target *t, struct lw_diag *d) {
     return rc;
   if (t->aot == AOT_JIT) {
     for (size_t i = 0; !rc && i < o->sycl_targets.n; i++)
-      rc = add_named(t, o->sycl_targets.v[i], d);
+      rc = native_gpu(p, o->sycl_targets.v[i], d)
+               ? d->code
+               : add_named(t, o->sycl_targets.v[i], d);
     return rc;
   }
   /* An AOT triple's image: its arch names the device when the

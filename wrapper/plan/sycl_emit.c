@@ -160,7 +160,7 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
              "back end",
              i, e->t->triple);
     lw_doing_step(step);
-    rc = dl_codegen(m, p->o->opt_level, DL_OBJECT, &spv, &vd);
+    rc = dl_codegen(m, NULL, p->o->opt_level, DL_OBJECT, &spv, &vd);
     lw_done();
     if (!rc && test_fault(i, e->failed[i]))
       memset(spv.data + 12, 0, 4);
