@@ -128,6 +128,18 @@ static int code_run(struct lw_job *j, struct lw_diag *d) {
 static const struct lw_job_kind code_kind = {.name = "sycl-native-code",
                                              .run = code_run};
 
+/* The module's code to a file (.ext) for the first tool, and that tool's
+ * output file (.out_ext) made. */
+static int code_file(struct native_module *nm, const char *ext,
+                     const char *out_ext, struct lw_tmp **out,
+                     struct lw_diag *d) {
+  const char *stage = cuda(nm->t) ? "sycl-nvptx" : "sycl-amdgcn";
+  int rc = lw_tmp_create(stage, ext, &nm->in, d);
+  if (!rc && !nm->t->plan->o->dry_run)
+    rc = lw_write_file(lw_tmp_path(nm->in), nm->code.data, nm->code.len, d);
+  return rc ? rc : lw_tmp_create(stage, out_ext, out, d);
+}
+
 /* ---- CUDA: ptxas, then fatbinary ----------------------------------------- */
 
 static int ptxas_prepare(struct lw_graph *g, struct lw_job *j,
@@ -135,12 +147,7 @@ static int ptxas_prepare(struct lw_graph *g, struct lw_job *j,
   (void)g;
   struct native_module *nm = j->data;
   const struct target *t = nm->t;
-  int dry = t->plan->o->dry_run;
-  int rc = lw_tmp_create("sycl-nvptx", "s", &nm->in, d);
-  if (!rc && !dry)
-    rc = lw_write_file(lw_tmp_path(nm->in), nm->code.data, nm->code.len, d);
-  if (!rc)
-    rc = lw_tmp_create("sycl-nvptx", "cubin", &nm->mid, d);
+  int rc = code_file(nm, "s", "cubin", &nm->mid, d);
   if (rc)
     return rc;
   char *tool = lw__cuda_tool(t->plan->o, "ptxas");
@@ -186,12 +193,7 @@ static int lld_prepare(struct lw_graph *g, struct lw_job *j,
                        struct lw_diag *d) {
   (void)g;
   struct native_module *nm = j->data;
-  int dry = nm->t->plan->o->dry_run;
-  int rc = lw_tmp_create("sycl-amdgcn", "o", &nm->in, d);
-  if (!rc && !dry)
-    rc = lw_write_file(lw_tmp_path(nm->in), nm->code.data, nm->code.len, d);
-  if (!rc)
-    rc = lw_tmp_create("sycl-amdgcn", "hsaco", &nm->out, d);
+  int rc = code_file(nm, "o", "hsaco", &nm->out, d);
   if (rc)
     return rc;
   if (lw_strvec_push(&j->argv, LW_LLD) || lw_strvec_push(&j->argv, "-m") ||
