@@ -23,8 +23,11 @@ static const char *fname(LLVMValueRef f) {
   return LLVMGetValueName2(f, &len);
 }
 
+/* LLVM's intrinsics, SPIR-V built-ins, and libdevice's queries that the
+ * NVPTX back end answers (NVVMReflect). */
 static int builtin(const char *name) {
-  return strncmp(name, "llvm.", 5) == 0 || strstr(name, "__spirv_") != NULL;
+  return strncmp(name, "llvm.", 5) == 0 || strstr(name, "__spirv_") != NULL ||
+         strcmp(name, "__nvvm_reflect") == 0;
 }
 
 int dl__bf16_devicelib(LLVMValueRef f) {

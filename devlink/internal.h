@@ -23,6 +23,12 @@ struct dl__diag_capture {
 };
 void dl__capture_diag(LLVMDiagnosticInfoRef info, void *capture);
 
+/* ---- nvptxmath.c --------------------------------------------------------- */
+
+/* Calls of math intrinsics that LLVM's NVPTX back end cannot select become
+ * calls of CUDA libdevice's functions (__nv_sinf, ...). */
+void dl__nvptx_math(LLVMModuleRef m);
+
 /* ---- initarray.c -------------------------------------------------------- */
 
 /* A native ELF object's constructor and destructor lists as .init_array/

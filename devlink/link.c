@@ -341,6 +341,10 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
     if (!(m->triple = strdup(LLVMGetTarget(m->mod))))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
   }
+  /* For NVIDIA GPUs, math as the calls CUDA's libdevice defines, which a
+   * library may then give. */
+  if (!rc && m->mod && strncmp(m->triple, "nvptx", 5) == 0)
+    dl__nvptx_math(m->mod);
   /* Libraries, in order, each taking what the module needs so far. */
   for (size_t i = 0; i < n && !rc && m->mod; i++) {
     const struct dl_input *in = &inputs[i];

@@ -112,6 +112,7 @@ TIERS = {
         ("fact", {"metadata.c", "gattrs.c", "propset.c", "callgraph.c",
                   "linkage.c"}),
         ("feature", {"virtual.c", "imports.c", "printf.c", "specconst.c",
+                     "nvptxmath.c",
                      "checks.c", "props.c", "ctprops.c", "decorations.c",
                      "initarray.c", "spirv.c", "itt.c"}),
         ("pipeline", {"link.c", "entries.c", "modules.c", "split.c",

@@ -258,6 +258,9 @@ int lw__device_side_key(const struct lw_plan *p,
       tool_identity(&h, tool);
     free(tool);
   }
+  char *libdevice = lw__cuda_libdevice(o);
+  file_identity(&h, libdevice);
+  free(libdevice);
   if (!rc) {
     /* Where libocloc and the OpenCL libraries come from. */
     lw_hash_str(&h, getenv("LD_LIBRARY_PATH"));

@@ -285,6 +285,9 @@ void lw__aot_free(struct target *t);
  * PATH, else in /usr/local/cuda/bin (where clang looks first too);
  * malloc'd. */
 char *lw__cuda_tool(const struct lw_options *o, const char *name);
+/* The toolkit's libdevice.10.bc (--cuda-path's, else /usr/local/cuda's),
+ * malloc'd; NULL when there is none. */
+char *lw__cuda_libdevice(const struct lw_options *o);
 
 /* ---- core.c, for the planners ------------------------------------------- */
 

@@ -45,20 +45,27 @@ static char *device_name(const struct target *t) {
 
 /* ---- the link, the split and the code, in process ------------------------ */
 
-/* The device libraries for NVIDIA GPUs (--sycl-nvptx-device-libraries=):
- * bitcode, linked after the program's code, only what it needs. */
+/* The device libraries for NVIDIA GPUs (--sycl-nvptx-device-libraries=),
+ * then the CUDA toolkit's libdevice (its math, dl_link says how): bitcode,
+ * linked after the program's code, only what it needs. `paths` holds the
+ * libraries' paths (the caller has room for both). */
 static int read_libs(const struct target *t, struct lw_buf *bytes,
                      struct lw_strvec *paths, struct dl_input *in,
                      struct lw_diag *d) {
   const struct lw_options *o = t->plan->o;
   int rc = 0;
-  for (size_t i = 0; !rc && cuda(t) && i < o->nvptx_device_libs.n; i++) {
-    const char *name = o->nvptx_device_libs.v[i];
+  char *libdevice = lw__cuda_libdevice(o);
+  size_t n = o->nvptx_device_libs.n + (libdevice != NULL);
+  for (size_t i = 0; !rc && cuda(t) && i < n; i++) {
+    const char *name = i < o->nvptx_device_libs.n ? o->nvptx_device_libs.v[i]
+                                                  : libdevice;
     rc = o->device_lib_dir && name[0] != '/'
              ? lw_strvec_pushf(paths, "%s/%s", o->device_lib_dir, name)
              : lw_strvec_push(paths, name);
-    if (rc)
+    if (rc) {
+      free(libdevice);
       return lw_error(d, LW_ENOMEM, "out of memory");
+    }
     rc = lw_read_file(paths->v[i], &bytes[i], d);
     if (!rc && ex_sniff_image_kind(bytes[i].data, bytes[i].len) !=
                    EX_IMG_BITCODE)
@@ -66,13 +73,16 @@ static int read_libs(const struct target *t, struct lw_buf *bytes,
                          "NVPTX device library is not LLVM bitcode");
     in[i] = (struct dl_input){bytes[i].data, bytes[i].len, paths->v[i], 1};
   }
+  free(libdevice);
   return rc;
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
   const struct lw_options *o = t->plan->o;
-  size_t nlibs = cuda(t) ? o->nvptx_device_libs.n : 0;
+  char *libdevice = cuda(t) ? lw__cuda_libdevice(o) : NULL;
+  size_t nlibs = cuda(t) ? o->nvptx_device_libs.n + (libdevice != NULL) : 0;
+  free(libdevice);
   struct dl_input *in = calloc(t->nimgs + nlibs, sizeof *in);
   struct lw_buf *bytes = calloc(nlibs + 1, sizeof *bytes);
   struct lw_strvec paths = {0};
