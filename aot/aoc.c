@@ -13,10 +13,7 @@
 #include <string.h>
 
 static int has(const struct lw_strvec *args, const char *word) {
-  for (size_t i = 0; i < args->n; i++)
-    if (strcmp(args->v[i], word) == 0)
-      return 1;
-  return 0;
+  return lw_strvec_find(args, word) < args->n;
 }
 
 int aot_fpga_uses_aoc(const struct lw_strvec *args) {

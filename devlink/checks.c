@@ -37,20 +37,14 @@ int dl__bf16_devicelib(LLVMValueRef f) {
           strncmp(n, "__devicelib_ConvertBF16ToFINTEL", 31) == 0);
 }
 
-static int listed(const struct lw_strvec *names, const char *name) {
-  for (size_t i = 0; names && i < names->n; i++)
-    if (strcmp(names->v[i], name) == 0)
-      return 1;
-  return 0;
-}
-
 static int undefined(LLVMModuleRef m, unsigned flags,
                      const struct lw_strvec *elsewhere, struct lw_diag *d) {
   struct lw_buf msg = {0};
   int n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || builtin(fname(f)) ||
-        dl__spec_getter(f) || listed(elsewhere, fname(f)) ||
+        dl__spec_getter(f) ||
+        (elsewhere && lw_strvec_find(elsewhere, fname(f)) < elsewhere->n) ||
         ((flags & DL_DYNAMIC_LINKING) && dl__importable(f)))
       continue;
     char part[512];

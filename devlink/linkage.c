@@ -460,10 +460,9 @@ int dl_spirv_retype_imports(struct lw_buf *spv, const struct lw_strvec *names,
   for (size_t i = 0; !rc && i < t.r.ndec; i++) {
     const struct decoration *dc = &t.r.dec[i];
     uint32_t type = t.r.type_of[dc->id];
-    const char *have = sig_of(&t.r, type), *want = NULL;
-    for (size_t k = 0; !want && k < names->n; k++)
-      if (strcmp(names->v[k], dc->name) == 0)
-        want = types->v[k];
+    const char *have = sig_of(&t.r, type);
+    size_t named = lw_strvec_find(names, dc->name);
+    const char *want = named < names->n ? types->v[named] : NULL;
     if (!dc->import || !want || have[0] != '(' || strcmp(have, want) == 0 ||
         !compatible(have, want, strlen(have), strlen(want)) ||
         !t.r.first_function)

@@ -81,6 +81,8 @@ int lw_strvec_pushf(struct lw_strvec *sv, const char *fmt, ...)
 int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src);
 /* Appends the non-empty pieces of `s` between `sep` characters. */
 int lw_strvec_split(struct lw_strvec *sv, const char *s, char sep);
+/* The index of the first string equal to `s`, or sv->n when there is none. */
+size_t lw_strvec_find(const struct lw_strvec *sv, const char *s);
 /* Frees every string and the vector. */
 void lw_strvec_free(struct lw_strvec *sv);
 

@@ -120,6 +120,13 @@ int lw_strvec_extend_from(struct lw_strvec *sv, const struct lw_strvec *src) {
   return 0;
 }
 
+size_t lw_strvec_find(const struct lw_strvec *sv, const char *s) {
+  size_t i = 0;
+  while (i < sv->n && strcmp(sv->v[i], s) != 0)
+    i++;
+  return i;
+}
+
 int lw_grow(void *arr, size_t n, size_t *cap, size_t size, size_t first) {
   if (n < *cap)
     return 0;

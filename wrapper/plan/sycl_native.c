@@ -306,12 +306,10 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   /* --sycl-targets names the devices to build for */
   const struct lw_strvec *named = &t->plan->o->sycl_targets;
   char *dev = device_name(t);
-  size_t k = 0;
-  while (dev && k < named->n && strcmp(named->v[k], dev) != 0)
-    k++;
-  free(dev);
   if (!dev)
     return lw_error(d, LW_ENOMEM, "out of memory");
+  size_t k = lw_strvec_find(named, dev);
+  free(dev);
   if (named->n && k == named->n) {
     if (t->plan->o->verbose)
       fprintf(stderr, "fatlink: the SYCL code for %s (%s) is not built: "

@@ -62,10 +62,7 @@ int lw__spv_exports(const struct target *t, struct lw_strvec *out) {
 }
 
 static int has(const struct lw_strvec *v, const char *s) {
-  for (size_t i = 0; i < v->n; i++)
-    if (strcmp(v->v[i], s) == 0)
-      return 1;
-  return 0;
+  return lw_strvec_find(v, s) < v->n;
 }
 
 /* The objects the module needs (taken[i] set), from its linkage. */
@@ -108,13 +105,11 @@ static int retype(struct sycl_module *m, const struct dl_spirv_linkage *mod,
   int rc = 0;
   for (size_t i = 0; !rc && i < mod->imports.n; i++)
     for (size_t c = 0; c < ncandidates(t); c++) {
-      const struct dl_spirv_linkage *l = taken[c] ? &candidate(t, c)->link
-                                                  : NULL;
-      size_t k = 0;
-      while (l && k < l->exports.n &&
-             strcmp(l->exports.v[k], mod->imports.v[i]) != 0)
-        k++;
-      if (!l || k == l->exports.n)
+      if (!taken[c])
+        continue;
+      const struct dl_spirv_linkage *l = &candidate(t, c)->link;
+      size_t k = lw_strvec_find(&l->exports, mod->imports.v[i]);
+      if (k == l->exports.n)
         continue;
       rc = lw_strvec_push(&names, mod->imports.v[i]) ||
            lw_strvec_push(&types, l->export_types.v[k]);
