@@ -26,8 +26,10 @@ LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
                         size_t len, int cstr, const char *section,
                         unsigned align);
 
-/* Pointer `off` bytes into global `g` of array type. */
-LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off);
+/* Pointer `off` elements into global `g` of array type (inbounds, or not:
+ * as LLVM 22's SYCL wrapper writes it). */
+LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off,
+                      int inbounds);
 
 /* Internal constant global array of `n` structs of type `ty`; returns the
  * global and sets *end to one-past-the-end. NULL pointers when n == 0. */
@@ -48,10 +50,10 @@ LLVMValueRef wrp__declare(struct wrp__ir *ir, const char *name, LLVMTypeRef ret,
 void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
                        LLVMValueRef *end);
 
-/* Internal void() function in .text.startup calling `callee(arg)`.
- * Returns the function. */
+/* Internal void() function in .text.startup calling `callee(args...)`
+ * (its parameters of the arguments' types). Returns the function. */
 LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
-                          const char *callee, LLVMValueRef arg);
+                          const char *callee, LLVMValueRef *args, unsigned n);
 
 /* Adds `fn` to llvm.global_ctors (dtor = 0) or llvm.global_dtors. */
 void wrp__add_xtor(struct wrp__ir *ir, int dtor, LLVMValueRef fn,

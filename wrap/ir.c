@@ -23,10 +23,12 @@ LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
   return g;
 }
 
-LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off) {
+LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off,
+                      int inbounds) {
   LLVMValueRef idx[2] = {LLVMConstInt(ir->i64, 0, 0),
                          LLVMConstInt(ir->i64, off, 0)};
-  return LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g), g, idx, 2);
+  return (inbounds ? LLVMConstInBoundsGEP2 : LLVMConstGEP2)(
+      LLVMGlobalGetValueType(g), g, idx, 2);
 }
 
 LLVMValueRef wrp__array(struct wrp__ir *ir, const char *name, LLVMTypeRef ty,
@@ -40,7 +42,7 @@ LLVMValueRef wrp__array(struct wrp__ir *ir, const char *name, LLVMTypeRef ty,
   LLVMSetInitializer(g, init);
   LLVMSetGlobalConstant(g, 1);
   LLVMSetLinkage(g, LLVMInternalLinkage);
-  *end = wrp__gep(ir, g, n);
+  *end = wrp__gep(ir, g, n, 1);
   return g;
 }
 
@@ -95,18 +97,23 @@ void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
 }
 
 LLVMValueRef wrp__call_fn(struct wrp__ir *ir, const char *name,
-                          const char *callee, LLVMValueRef arg) {
+                          const char *callee, LLVMValueRef *args, unsigned n) {
   LLVMTypeRef void_ty = LLVMVoidTypeInContext(ir->ctx);
   LLVMTypeRef fty = LLVMFunctionType(void_ty, NULL, 0, 0);
   LLVMValueRef fn = LLVMAddFunction(ir->mod, name, fty);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMSetSection(fn, ".text.startup");
-  LLVMValueRef c = wrp__declare(ir, callee, void_ty, &ir->ptr, 1);
+  LLVMTypeRef params[4];
+  if (n > LW_ARRAY_SIZE(params))
+    LW_BUG("a start-up call of too many arguments");
+  for (unsigned i = 0; i < n; i++)
+    params[i] = LLVMTypeOf(args[i]);
+  LLVMValueRef c = wrp__declare(ir, callee, void_ty, params, n);
   LLVMTypeRef cty = LLVMGlobalGetValueType(c);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ir->ctx, fn,
                                                             "entry"));
-  LLVMBuildCall2(b, cty, c, &arg, 1, "");
+  LLVMBuildCall2(b, cty, c, args, n, "");
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   return fn;

@@ -75,11 +75,11 @@ void wrp__sycl_descriptor(struct wrp__ir *ir, LLVMValueRef images, size_t n) {
   LLVMSetLinkage(desc, LLVMInternalLinkage);
   wrp__add_xtor(ir, 0,
                 wrp__call_fn(ir, "sycl.descriptor_reg", "__sycl_register_lib",
-                             desc),
+                             &desc, 1),
                 1);
   wrp__add_xtor(ir, 1,
                 wrp__call_fn(ir, "sycl.descriptor_unreg",
-                             "__sycl_unregister_lib", desc),
+                             "__sycl_unregister_lib", &desc, 1),
                 1);
 }
 
@@ -162,7 +162,7 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
                           LLVMConstNull(ir->ptr),
                           LLVMConstNull(ir->ptr),
                           data,
-                          wrp__gep(ir, data, img->size),
+                          wrp__gep(ir, data, img->size, 1),
                           ebeg,
                           eend,
                           sbeg,

@@ -43,14 +43,6 @@ static LLVMValueRef entry(struct wrp__ir *ir, const char *name) {
   return init;
 }
 
-/* Pointer `off` elements into global `g`, as upstream writes it (without
- * inbounds). */
-static LLVMValueRef gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off) {
-  LLVMValueRef idx[2] = {LLVMConstInt(ir->i64, 0, 0),
-                         LLVMConstInt(ir->i64, off, 0)};
-  return LLVMConstGEP2(LLVMGlobalGetValueType(g), g, idx, 2);
-}
-
 int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
                      size_t n, int relocatable, struct lw_diag *d) {
   if (n > UINT16_MAX)
@@ -91,7 +83,7 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
     LLVMValueRef ebeg = wrp__array(ir, ".sycl_offloading.entries_arr",
                                    ir->entry_ty, entries, ne, &eend);
     if (ne)
-      eend = gep(ir, ebeg, ne);
+      eend = wrp__gep(ir, ebeg, ne, 0); /* as upstream: not inbounds */
     free(entries);
     LLVMValueRef f[12] = {LLVMConstInt(ir->i16, IMAGE_VERSION, 0),
                           LLVMConstInt(ir->i8, OFK_SYCL, 0),
@@ -100,7 +92,7 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
                           copts,
                           lopts,
                           data,
-                          gep(ir, data, img->size),
+                          wrp__gep(ir, data, img->size, 0),
                           ebeg,
                           eend,
                           LLVMConstNull(ir->ptr),

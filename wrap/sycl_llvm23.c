@@ -6,27 +6,6 @@
  * __sycl_unregister_lib(ptr, i64), as LLVM 23's wrapper writes them. */
 #include "internal.h"
 
-/* Internal void() function in .text.startup calling callee(blob, size). */
-static LLVMValueRef call2(struct wrp__ir *ir, const char *name,
-                          const char *callee, LLVMValueRef blob,
-                          uint64_t size) {
-  LLVMTypeRef void_ty = LLVMVoidTypeInContext(ir->ctx);
-  LLVMValueRef fn =
-      LLVMAddFunction(ir->mod, name, LLVMFunctionType(void_ty, NULL, 0, 0));
-  LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMSetSection(fn, ".text.startup");
-  LLVMTypeRef params[2] = {ir->ptr, ir->i64};
-  LLVMValueRef c = wrp__declare(ir, callee, void_ty, params, 2);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ir->ctx, fn,
-                                                            "entry"));
-  LLVMValueRef args[2] = {blob, LLVMConstInt(ir->i64, size, 0)};
-  LLVMBuildCall2(b, LLVMGlobalGetValueType(c), c, args, 2, "");
-  LLVMBuildRetVoid(b);
-  LLVMDisposeBuilder(b);
-  return fn;
-}
-
 void wrp__sycl_llvm23(struct wrp__ir *ir, const struct wrp_fatbin *bin,
                       int relocatable) {
   /* (-r takes .llvm.offloading out of its output: the binary stays in its
@@ -34,12 +13,13 @@ void wrp__sycl_llvm23(struct wrp__ir *ir, const struct wrp_fatbin *bin,
   LLVMValueRef g = wrp__bytes(ir, ".sycl_offloading.binary", bin->data,
                               bin->size, 0,
                               relocatable ? NULL : ".llvm.offloading", 8);
+  LLVMValueRef args[2] = {g, LLVMConstInt(ir->i64, bin->size, 0)};
   wrp__add_xtor(ir, 0,
-                call2(ir, "sycl.descriptor_reg", "__sycl_register_lib", g,
-                      bin->size),
+                wrp__call_fn(ir, "sycl.descriptor_reg", "__sycl_register_lib",
+                             args, 2),
                 1);
   wrp__add_xtor(ir, 1,
-                call2(ir, "sycl.descriptor_unreg", "__sycl_unregister_lib", g,
-                      bin->size),
+                wrp__call_fn(ir, "sycl.descriptor_unreg",
+                             "__sycl_unregister_lib", args, 2),
                 1);
 }
