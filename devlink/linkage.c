@@ -346,23 +346,25 @@ static uint32_t type_id(struct retype *t, const char *s, const char *e) {
 
 /* What one retyped import becomes. */
 struct fix {
-  uint32_t fn, old_type, new_type, ret_old, ret_new;
+  uint32_t fn, new_type, ret_old, ret_new;
   uint32_t params_old[32], params_new[32];
   uint32_t nparams;
 };
 
 /* The parts of a function type: return type and parameters. */
-static uint32_t fn_parts(const struct reader *r, uint32_t type,
-                         uint32_t *parts, uint32_t max) {
-  for (size_t pos = 5; pos < r->first_function;) {
-    const uint32_t *w = r->words + pos;
+/* The parts of function type `type` (return type, then parameters) as
+ * declared in words[from, to): how many it has (the first `max` copied to
+ * `parts`), or 0 when it is not there. */
+static uint32_t fn_parts(const uint32_t *words, size_t from, size_t to,
+                         uint32_t type, uint32_t *parts, uint32_t max) {
+  for (size_t pos = from; pos < to;) {
+    const uint32_t *w = words + pos;
     uint32_t len = w[0] >> 16;
-    if (!len)
+    if (len < 2 || pos + len > to)
       break;
     if ((w[0] & 0xffff) == OP_TYPE_FUNCTION && w[1] == type) {
-      uint32_t n = len - 2 < max ? len - 2 : max;
-      memcpy(parts, w + 2, n * sizeof *parts);
-      return n;
+      memcpy(parts, w + 2, (len - 2 < max ? len - 2 : max) * sizeof *parts);
+      return len - 2;
     }
     pos += len;
   }
@@ -469,21 +471,16 @@ int dl_spirv_retype_imports(struct lw_buf *spv, const struct lw_strvec *names,
       continue;
     struct fix *f = &fx[nfix];
     uint32_t old[33], neu[33];
-    uint32_t n = fn_parts(&t.r, type, old, 33);
+    uint32_t n = fn_parts(t.r.words, 5, t.r.first_function, type, old, 33);
     f->fn = dc->id;
-    f->old_type = type;
     f->new_type = type_id(&t, want, want + strlen(want));
-    uint32_t m = f->new_type ? fn_parts(&t.r, f->new_type, neu, 33) : 0;
-    if (f->new_type >= t.r.bound) { /* added: its parts are in t.types */
-      const uint32_t *tw = (const uint32_t *)(const void *)t.types.data;
-      size_t at = 0, nt = t.types.len / 4;
-      m = 0;
-      while (at < nt && !((tw[at] & 0xffff) == OP_TYPE_FUNCTION &&
-                          tw[at + 1] == f->new_type))
-        at += tw[at] >> 16;
-      if (at < nt && (m = (tw[at] >> 16) - 2) <= 33)
-        memcpy(neu, tw + at + 2, m * sizeof *neu);
-    }
+    /* the new type is the module's, or among those added */
+    uint32_t m =
+        !f->new_type ? 0
+        : f->new_type < t.r.bound
+            ? fn_parts(t.r.words, 5, t.r.first_function, f->new_type, neu, 33)
+            : fn_parts((const uint32_t *)(const void *)t.types.data, 0,
+                       t.types.len / 4, f->new_type, neu, 33);
     if (t.nomem) {
       rc = LW_ENOMEM;
       break;
