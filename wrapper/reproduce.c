@@ -172,13 +172,17 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
   if ((v = after(a, "-fsycl-device-config-file=")))
     return push_path(p, "-fsycl-device-config-file=", v), 1;
   if ((v = after(a, "--sycl-device-library-location="))) {
-    for (size_t k = 0; k < o->device_libs.n; k++) {
-      char *lib = lw_xasprintf("%s/%s", v, o->device_libs.v[k]);
-      if (lib && is_file(lib))
-        free(in_tar(p, lib, 1));
-      p->oom |= !lib;
-      free(lib);
-    }
+    /* the libraries found there, of either list */
+    const struct lw_strvec *lists[2] = {&o->device_libs,
+                                        &o->nvptx_device_libs};
+    for (size_t l = 0; l < 2; l++)
+      for (size_t k = 0; k < lists[l]->n; k++) {
+        char *lib = lw_xasprintf("%s/%s", v, lists[l]->v[k]);
+        if (lib && is_file(lib))
+          free(in_tar(p, lib, 1));
+        p->oom |= !lib;
+        free(lib);
+      }
     return push_path(p, "--sycl-device-library-location=", v), 1;
   }
   struct lw_output_arg out = lw_output_arg_at(args, i);

@@ -224,24 +224,18 @@ int lw__device_side_key(const struct lw_plan *p,
       lw_hash_update(&h, img->data, img->size);
     }
   }
-  int rc = 0;
-  for (size_t i = 0; !rc && i < o->device_libs.n + o->nvptx_device_libs.n;
-       i++) {
-    const char *name = i < o->device_libs.n
-                           ? o->device_libs.v[i]
-                           : o->nvptx_device_libs.v[i - o->device_libs.n];
-    char *path = o->device_lib_dir && name[0] != '/'
-                     ? lw_xasprintf("%s/%s", o->device_lib_dir, name)
-                     : strdup(name);
+  struct lw_strvec libs = {0};
+  int rc = lw__device_lib_paths(o, &o->device_libs, &libs) ||
+                   lw__device_lib_paths(o, &o->nvptx_device_libs, &libs)
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : 0;
+  for (size_t i = 0; !rc && i < libs.n; i++) {
     /* A library that cannot be read is the link's error, said by the
      * link: here it only makes the key. */
     struct lw_diag ignore = {0};
-    if (path)
-      file_contents(&h, path, &ignore);
-    else
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-    free(path);
+    file_contents(&h, libs.v[i], &ignore);
   }
+  lw_strvec_free(&libs);
   if (!rc && o->device_config)
     rc = file_contents(&h, o->device_config, d);
   static const char *const tools[] = {"ocloc", "opencl-aot", "aoc",

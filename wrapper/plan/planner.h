@@ -281,6 +281,12 @@ void lw__aot_free(struct target *t);
 
 /* ---- tools.c ---------------------------------------------------------------- */
 
+/* Appends the paths of the device libraries `names` (--sycl-device-
+ * libraries=, --sycl-nvptx-device-libraries=): in
+ * --sycl-device-library-location= unless absolute. LW_ENOMEM or 0. */
+int lw__device_lib_paths(const struct lw_options *o,
+                         const struct lw_strvec *names, struct lw_strvec *out);
+
 /* A CUDA toolkit program (ptxas, fatbinary): in --cuda-path's bin/, else on
  * PATH, else in /usr/local/cuda/bin (where clang looks first too);
  * malloc'd. */

@@ -432,18 +432,11 @@ static int load_libs(struct lw_plan *p, struct lw_diag *d) {
   p->lib_bitcode = calloc(n, sizeof *p->lib_bitcode);
   if (!p->lib_bitcode)
     return lw_error(d, LW_ENOMEM, "out of memory");
-  int rc = 0;
+  int rc = lw__device_lib_paths(o, &o->device_libs, &p->lib_paths)
+               ? lw_error(d, LW_ENOMEM, "out of memory")
+               : 0;
   for (size_t i = 0; !rc && i < n; i++) {
-    const char *name = o->device_libs.v[i];
-    char *path = o->device_lib_dir && name[0] != '/'
-                     ? lw_xasprintf("%s/%s", o->device_lib_dir, name)
-                     : strdup(name);
-    if (!path || lw_strvec_push(&p->lib_paths, path))
-      rc = lw_error(d, LW_ENOMEM, "out of memory");
-    free(path);
-    if (rc)
-      break;
-    path = p->lib_paths.v[p->lib_paths.n - 1];
+    const char *path = p->lib_paths.v[i];
     if (access(path, R_OK) != 0)
       rc = lw_error_path(d, LW_EIO, path, "SYCL device library not found%s",
                          o->device_lib_dir

@@ -46,59 +46,55 @@ static char *device_name(const struct target *t) {
 /* ---- the link, the split and the code, in process ------------------------ */
 
 /* The device libraries for NVIDIA GPUs (--sycl-nvptx-device-libraries=),
- * then the CUDA toolkit's libdevice (its math, dl_link says how): bitcode,
- * linked after the program's code, only what it needs. `paths` holds the
- * libraries' paths (the caller has room for both). */
-static int read_libs(const struct target *t, struct lw_buf *bytes,
-                     struct lw_strvec *paths, struct dl_input *in,
-                     struct lw_diag *d) {
+ * then the CUDA toolkit's libdevice (its math, dl_link says how): their
+ * paths. LW_ENOMEM or 0. */
+static int lib_paths(const struct target *t, struct lw_strvec *paths) {
   const struct lw_options *o = t->plan->o;
-  int rc = 0;
+  if (!cuda(t))
+    return 0;
   char *libdevice = lw__cuda_libdevice(o);
-  size_t n = o->nvptx_device_libs.n + (libdevice != NULL);
-  for (size_t i = 0; !rc && cuda(t) && i < n; i++) {
-    const char *name = i < o->nvptx_device_libs.n ? o->nvptx_device_libs.v[i]
-                                                  : libdevice;
-    rc = o->device_lib_dir && name[0] != '/'
-             ? lw_strvec_pushf(paths, "%s/%s", o->device_lib_dir, name)
-             : lw_strvec_push(paths, name);
-    if (rc) {
-      free(libdevice);
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    }
-    rc = lw_read_file(paths->v[i], &bytes[i], d);
+  int rc = lw__device_lib_paths(o, &o->nvptx_device_libs, paths) ||
+           (libdevice && lw_strvec_push(paths, libdevice));
+  free(libdevice);
+  return rc ? LW_ENOMEM : 0;
+}
+
+/* The bitcode images, then the libraries (bitcode, only what the images
+ * need), into one module. */
+static int link_all(struct target *t, struct lw_diag *d) {
+  struct lw_strvec paths = {0};
+  int rc = lib_paths(t, &paths) ? lw_error(d, LW_ENOMEM, "out of memory") : 0;
+  size_t nlibs = paths.n;
+  struct dl_input *in = calloc(t->nimgs + nlibs, sizeof *in);
+  struct lw_buf *bytes = calloc(nlibs + 1, sizeof *bytes);
+  if (!rc && (!in || !bytes))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < t->nimgs; i++)
+    in[i] = (struct dl_input){t->imgs[i]->data, t->imgs[i]->size,
+                              t->imgs[i]->origin, 0};
+  for (size_t i = 0; !rc && i < nlibs; i++) {
+    rc = lw_read_file(paths.v[i], &bytes[i], d);
     if (!rc && ex_sniff_image_kind(bytes[i].data, bytes[i].len) !=
                    EX_IMG_BITCODE)
-      rc = lw_error_path(d, LW_EFORMAT, paths->v[i],
+      rc = lw_error_path(d, LW_EFORMAT, paths.v[i],
                          "NVPTX device library is not LLVM bitcode");
-    in[i] = (struct dl_input){bytes[i].data, bytes[i].len, paths->v[i], 1};
+    in[t->nimgs + i] =
+        (struct dl_input){bytes[i].data, bytes[i].len, paths.v[i], 1};
   }
-  free(libdevice);
+  if (!rc)
+    rc = dl_link(in, t->nimgs + nlibs, t->triple, 1, &t->mod, d);
+  for (size_t i = 0; bytes && i < nlibs; i++)
+    lw_buf_free(&bytes[i]);
+  free(bytes);
+  free(in);
+  lw_strvec_free(&paths);
   return rc;
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = j->data;
   const struct lw_options *o = t->plan->o;
-  char *libdevice = cuda(t) ? lw__cuda_libdevice(o) : NULL;
-  size_t nlibs = cuda(t) ? o->nvptx_device_libs.n + (libdevice != NULL) : 0;
-  free(libdevice);
-  struct dl_input *in = calloc(t->nimgs + nlibs, sizeof *in);
-  struct lw_buf *bytes = calloc(nlibs + 1, sizeof *bytes);
-  struct lw_strvec paths = {0};
-  int rc = in && bytes ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
-  for (size_t i = 0; !rc && i < t->nimgs; i++)
-    in[i] = (struct dl_input){t->imgs[i]->data, t->imgs[i]->size,
-                              t->imgs[i]->origin, 0};
-  if (!rc)
-    rc = read_libs(t, bytes, &paths, in + t->nimgs, d);
-  if (!rc)
-    rc = dl_link(in, t->nimgs + nlibs, t->triple, 1, &t->mod, d);
-  for (size_t i = 0; bytes && i < nlibs; i++)
-    lw_buf_free(&bytes[i]);
-  free(bytes);
-  lw_strvec_free(&paths);
-  free(in);
+  int rc = link_all(t, d);
   unsigned flags = DL_SPEC_EMULATION | DL_IMAGE_SCOPE |
                    (o->relocatable || o->sycl_allow_undefined
                         ? DL_ALLOW_UNDEFINED

@@ -1,6 +1,6 @@
-/* tools.c - where the plan finds the tools that are not LLVM's: the CUDA
- * toolkit's (ptxas, fatbinary, libdevice), which the CUDA and SYCL planners
- * use and the cache keys name. */
+/* tools.c - where the plan finds what it reads beside its inputs: the
+ * device libraries the options name, and the CUDA toolkit's tools and
+ * libdevice, which the planners use and the cache keys name. */
 #include "plan/planner.h"
 
 #include <stdlib.h>
@@ -15,6 +15,16 @@ char *lw__cuda_libdevice(const struct lw_options *o) {
     path = NULL;
   }
   return path;
+}
+
+int lw__device_lib_paths(const struct lw_options *o,
+                         const struct lw_strvec *names, struct lw_strvec *out) {
+  int rc = 0;
+  for (size_t i = 0; !rc && i < names->n; i++)
+    rc = o->device_lib_dir && names->v[i][0] != '/'
+             ? lw_strvec_pushf(out, "%s/%s", o->device_lib_dir, names->v[i])
+             : lw_strvec_push(out, names->v[i]);
+  return rc;
 }
 
 char *lw__cuda_tool(const struct lw_options *o, const char *name) {
