@@ -306,6 +306,17 @@ static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
   return 0;
 }
 
+int lw__native_abi_check(const struct lw_plan *p, const char *what,
+                         struct lw_diag *d) {
+  if (p->o->sycl_abi != WRP_SYCL_LLVM22)
+    return 0;
+  return lw_error(d, LW_EINVAL,
+                  "--sycl-abi=llvm22 cannot register native images (%s): "
+                  "LLVM 22's layout marks no image format, so it carries JIT "
+                  "SPIR-V only (use --sycl-abi=dpcpp)",
+                  what);
+}
+
 int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
                          const char *triple) {
   return push_for_triple(argv, &o->device_compiler_args, triple, "") ||

@@ -279,11 +279,9 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   lw__fpga_kind_of(t->triple, &k);
   if (k == FPGA_AOCO || k == FPGA_DEP)
     return 0; /* read by the aoc runs */
-  if (t->plan->o->sycl_abi == WRP_SYCL_LLVM22)
-    return lw_error(d, LW_EINVAL,
-                    "--sycl-abi=llvm22 cannot register native images "
-                    "(spir64_fpga): LLVM 22's layout marks no image format, "
-                    "so it carries JIT SPIR-V only (use --sycl-abi=dpcpp)");
+  int rc = lw__native_abi_check(t->plan, "spir64_fpga", d);
+  if (rc)
+    return rc;
   if (k == FPGA_AOCR && !t->plan->o->dry_run && !lw_on_path(LW_AOC))
     return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
                          "an early FPGA image (AOCR) needs Intel's aoc to "
@@ -295,7 +293,6 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   t->nfpga = t->nimgs;
-  int rc = 0;
   for (size_t i = 0; !rc && i < t->nimgs; i++) {
     struct fpga_image *f = &t->fpga[i];
     f->t = t;

@@ -301,6 +301,10 @@ char *lw__cuda_libdevice(const struct lw_options *o);
 void lw__warn(struct lw_plan *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* With --sycl-abi=llvm22, an error naming the native image (`what`: its
+ * device) that LLVM 22's layout cannot carry; else 0. */
+int lw__native_abi_check(const struct lw_plan *p, const char *what,
+                         struct lw_diag *d);
 /* Appends the --device-compiler= and --device-linker= (as -Wl,) arguments
  * that apply to `triple` ("[triple=]arg"; no triple: every one). */
 int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,

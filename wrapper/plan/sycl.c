@@ -731,15 +731,9 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
   t->aot = aot_classify(t->triple);
   if (!rc)
     rc = lw__aot_plan_target(t, d);
-  /* LLVM 22's layout marks no image format: JIT SPIR-V only */
-  for (size_t u = 0; !rc && p->o->sycl_abi == WRP_SYCL_LLVM22 && u < t->nouts;
-       u++)
+  for (size_t u = 0; !rc && u < t->nouts; u++)
     if (t->outs[u].kind != AOT_JIT)
-      rc = lw_error(d, LW_EINVAL,
-                    "--sycl-abi=llvm22 cannot register native images (%s): "
-                    "LLVM 22's layout marks no image format, so it carries "
-                    "JIT SPIR-V only (use --sycl-abi=dpcpp)",
-                    t->outs[u].name);
+      rc = lw__native_abi_check(p, t->outs[u].name, d);
   if (rc)
     return rc;
   if (!(*out = lw_graph_add(g, &link_kind, t, NULL, 0)) ||
