@@ -339,6 +339,14 @@ static const struct opt *lookup(const char *arg, const char **value) {
   return NULL;
 }
 
+/* A copy of `v` the options keep (o->storage) at *field; LW_ENOMEM or 0. */
+static int keep(struct lw_options *o, const char *v, const char **field) {
+  if (lw_strvec_push(&o->storage, v))
+    return LW_ENOMEM;
+  *field = o->storage.v[o->storage.n - 1];
+  return 0;
+}
+
 /* A decimal count in [lo, hi]; `unit` words the error ("seconds, "). */
 static int parse_count(const char *v, const char *opt, long lo, long hi,
                        const char *unit, int *out, struct lw_diag *d) {
@@ -534,10 +542,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   switch (t->id) {
   case O_HOST_TRIPLE:
   case O_LINKER_PATH:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, t->id == O_HOST_TRIPLE ? &o->host_triple
+                                          : &o->linker_path))
       return LW_ENOMEM;
-    *(t->id == O_HOST_TRIPLE ? &o->host_triple : &o->linker_path) =
-        o->storage.v[o->storage.n - 1];
     break;
   case O_DEVICE_LINKER:
     return lw_strvec_push(&o->device_linker_args, v) ? LW_ENOMEM : 0;
@@ -565,18 +572,16 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
   case O_TIME_TRACE: o->time_trace = 1; break;
   case O_TIME_TRACE_FILE:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->time_trace_file))
       return LW_ENOMEM;
     o->time_trace = 1;
-    o->time_trace_file = o->storage.v[o->storage.n - 1];
     break;
   case O_TIME_TRACE_GRAIN:
     return parse_count(v, "--wrapper-time-trace-granularity", 0, 100000000,
                        "microseconds, ", &o->time_trace_grain, d);
   case O_CUDA_PATH:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->cuda_path))
       return LW_ENOMEM;
-    o->cuda_path = o->storage.v[o->storage.n - 1];
     break;
   case O_COMPRESS: o->compress = 1; break;
   case O_COMPRESSION_LEVEL:
@@ -584,10 +589,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return parse_count(v, "--compression-level", -131072, 22, "",
                        &o->compression_level, d);
   case O_SYSROOT:
-    if (lw_strvec_push(&o->storage, v) ||
+    if (keep(o, v, &o->sysroot) ||
         lw_strvec_pushf(&o->linker_args, "--sysroot=%s", v))
       return LW_ENOMEM;
-    o->sysroot = o->storage.v[o->storage.n - 1];
     break;
   case O_SHOULD_EXTRACT:
     return lw_strvec_split(&o->should_extract, v, ',') ? LW_ENOMEM : 0;
@@ -642,11 +646,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     return 0;
   case O_BACKEND_COMPILE:
   case O_TARGET_LINK:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, t->id == O_BACKEND_COMPILE ? &o->sycl_compile_opts
+                                              : &o->sycl_link_opts))
       return LW_ENOMEM;
-    *(t->id == O_BACKEND_COMPILE ? &o->sycl_compile_opts
-                                 : &o->sycl_link_opts) =
-        o->storage.v[o->storage.n - 1];
     return 0;
   case O_DEFAULT_SPEC_IMAGE:
     o->sycl_default_spec_images = 1;
@@ -655,21 +657,18 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->sycl_keep_externals = 1;
     return 0;
   case O_CACHE_DIR:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->cache_dir))
       return LW_ENOMEM;
-    o->cache_dir = o->storage.v[o->storage.n - 1];
     return 0;
   case O_REPRODUCE:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->reproduce))
       return LW_ENOMEM;
-    o->reproduce = o->storage.v[o->storage.n - 1];
     return 0;
   case O_CACHE_SIZE:
     return lw_parse_size("--cache-size", v, &o->cache_size, d);
   case O_CACHE_REMOTE:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->cache_remote))
       return LW_ENOMEM;
-    o->cache_remote = o->storage.v[o->storage.n - 1];
     return 0;
   case O_CACHE_REMOTE_RO:
     o->cache_remote_readonly = 1;
@@ -705,9 +704,8 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_PTXAS_ARG:
     return lw_split_args("--ptxas-arg", v, &o->ptxas_args, d);
   case O_SYCL_DEVLIB_LOC:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->device_lib_dir))
       return LW_ENOMEM;
-    o->device_lib_dir = o->storage.v[o->storage.n - 1];
     break;
   case O_SPIRV_TRANSLATOR:
     if (strcmp(v, "backend") == 0) {
@@ -719,9 +717,8 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
                       "invalid --spirv-translator value '%s' (expected "
                       "backend, llvm-spirv or llvm-spirv=<path>)",
                       v);
-    if (lw_strvec_push(&o->storage, v[10] ? v + 11 : v))
+    if (keep(o, v[10] ? v + 11 : v, &o->llvm_spirv))
       return LW_ENOMEM;
-    o->llvm_spirv = o->storage.v[o->storage.n - 1];
     break;
   case O_EMIT_ISOLATION:
     return one_of("--sycl-emit-isolation", v, "batch", "module",
@@ -731,22 +728,19 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_LLVM_SPIRV:
     return lw_strvec_split(&o->llvm_spirv_opts, v, ' ');
   case O_SPIRV_EXT:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->spirv_ext))
       return LW_ENOMEM;
-    o->spirv_ext = o->storage.v[o->storage.n - 1];
     break;
   case O_DUMP:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->dump_dir))
       return LW_ENOMEM;
-    o->dump_dir = o->storage.v[o->storage.n - 1];
     break;
   case O_SYCL_TARGETS:
     o->targets_follow = 1;
     return lw_strvec_split(&o->sycl_targets, v, ',');
   case O_DEVICE_CONFIG:
-    if (lw_strvec_push(&o->storage, v))
+    if (keep(o, v, &o->device_config))
       return LW_ENOMEM;
-    o->device_config = o->storage.v[o->storage.n - 1];
     break;
   case O_GPU_TOOL:
     return lw_split_args("--gpu-tool-arg", v, &o->gpu_tool_args, d);
