@@ -1,7 +1,8 @@
 /* symtab.c - a set of symbol names with a state each, for the link-order
  * resolution of resolve.c: open addressing with linear probing on XXH3
  * hashes (libxxhash; kept, so most probes skip strcmp), power-of-two
- * capacity grown at half full. Names are copied into large blocks freed together. */
+ * capacity grown at half full. Names are copied into large blocks freed
+ * together. */
 #include "internal.h"
 
 #include <stdlib.h>

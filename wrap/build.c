@@ -1,8 +1,9 @@
 /* build.c - the registration module of a link: a context and module for
  * the host, the SYCL descriptor (DPC++'s: sycl.c, or LLVM 22's:
- * sycl_llvm22.c) or LLVM 23's binary (sycl_llvm23.c), the libomptarget one (openmp.c) and the CUDA and HIP
- * fatbinaries' registration (cuda.c), built on the IR helpers (ir.c), then
- * the constructor and destructor lists. */
+ * sycl_llvm22.c) or LLVM 23's binary (sycl_llvm23.c), the libomptarget
+ * one (openmp.c) and the CUDA and HIP fatbinaries' registration (cuda.c),
+ * built on the IR helpers (ir.c), then the constructor and destructor
+ * lists. */
 #include "internal.h"
 
 int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,

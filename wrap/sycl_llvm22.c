@@ -47,7 +47,8 @@ int wrp__sycl_llvm22(struct wrp__ir *ir, const struct wrp_sycl_image *imgs,
                      size_t n, int relocatable, struct lw_diag *d) {
   if (n > UINT16_MAX)
     return lw_error(d, LW_EINVAL, "too many SYCL device images (%zu)", n);
-  LLVMTypeRef img_ty = LLVMStructCreateNamed(ir->ctx, "__sycl.tgt_device_image");
+  LLVMTypeRef img_ty =
+      LLVMStructCreateNamed(ir->ctx, "__sycl.tgt_device_image");
   LLVMTypeRef imf[12] = {ir->i16, ir->i8,  ir->i8,  ir->ptr, ir->ptr, ir->ptr,
                          ir->ptr, ir->ptr, ir->ptr, ir->ptr, ir->ptr, ir->ptr};
   LLVMStructSetBody(img_ty, imf, 12, 0);

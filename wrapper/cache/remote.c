@@ -194,8 +194,9 @@ static void redis_why(const struct lw_remote *r, const redisContext *c,
                       const char *fmt, char *why, size_t n) {
   char t[64];
   snprintf(t, sizeof t, "timed out after %ld ms", r->timeout_ms);
-  int timeout = c->err == REDIS_ERR_IO && (strcmp(c->errstr, strerror(EAGAIN)) == 0 ||
-                                           strcmp(c->errstr, strerror(ETIMEDOUT)) == 0);
+  int timeout = c->err == REDIS_ERR_IO &&
+                (strcmp(c->errstr, strerror(EAGAIN)) == 0 ||
+                 strcmp(c->errstr, strerror(ETIMEDOUT)) == 0);
   say(why, n, fmt, timeout ? t : c->errstr[0] ? c->errstr : "no reply");
 }
 

@@ -329,7 +329,8 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
       return lw_error(d, LW_ENOMEM, "out of memory");
     p->sycl[p->nsycl++] = (struct wrp_sycl_image){
         data, size,        target,     WRP_FMT_NATIVE, "",
-        "",   &f->kernels, f->props.s, f->props.n, "spir64_fpga-unknown-unknown"};
+        "",   &f->kernels, f->props.s, f->props.n,
+        "spir64_fpga-unknown-unknown"};
   }
   return 0;
 }
