@@ -147,6 +147,12 @@ int lw_cache_open(const struct lw_cache_options *opt, struct lw_cache **out,
   return 0;
 }
 
+/* DIR/<2 hex>/<62 hex>, malloc'd. */
+static char *entry_path(const struct lw_cache *c,
+                        const char hex[2 * LW_HASH_SIZE + 1]) {
+  return lw_xasprintf("%s/%.2s/%s", c->dir, hex, hex + 2);
+}
+
 static uint64_t le64(const unsigned char *p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; i--)
@@ -191,9 +197,10 @@ static int read_entry(const char *path, struct lw_buf *out) {
   return 1;
 }
 
-/* Writes an entry's bytes to its file: a temporary beside it, renamed into
- * place. A failure is a warning, once. */
-static void store_file(struct lw_cache *c, const char *path, const void *entry,
+/* Writes an entry (its header, then its payload) to its file: a temporary
+ * beside it, renamed into place. A failure is a warning, once. */
+static void store_file(struct lw_cache *c, const char *path,
+                       const unsigned char head[HEADER], const void *data,
                        size_t n) {
   char *sub = strndup(path, strrchr(path, '/') - path);
   struct lw_tmp *t = NULL;
@@ -208,7 +215,8 @@ static void store_file(struct lw_cache *c, const char *path, const void *entry,
     warn_once(c, d.msg);
   } else {
     FILE *f = fopen(lw_tmp_path(t), "wb");
-    int ok = f && fwrite(entry, 1, n, f) == n;
+    int ok = f && fwrite(head, 1, HEADER, f) == HEADER &&
+             (!n || fwrite(data, 1, n, f) == n);
     int err = errno;
     if (f && fclose(f) != 0 && ok) {
       ok = 0;
@@ -242,7 +250,7 @@ static int remote_get(struct lw_cache *c, const char *hex, const char *path,
     rc = 0;
   }
   if (rc > 0) {
-    store_file(c, path, b.data, b.len);
+    store_file(c, path, b.data, b.data + HEADER, b.len - HEADER);
     payload(&b, out);
   }
   lw_buf_free(&b);
@@ -255,7 +263,7 @@ int lw_cache_get(struct lw_cache *c, const unsigned char key[LW_HASH_SIZE],
     return 0;
   char hex[2 * LW_HASH_SIZE + 1];
   lw_hash_hex(key, hex);
-  char *path = lw_xasprintf("%s/%.2s/%s", c->dir, hex, hex + 2);
+  char *path = entry_path(c, hex);
   if (!path)
     return 0;
   int exists = access(path, F_OK) == 0, damaged = 0, remote = 0;
@@ -286,8 +294,7 @@ void lw_cache_put(struct lw_cache *c, const unsigned char key[LW_HASH_SIZE],
     return;
   char hex[2 * LW_HASH_SIZE + 1];
   lw_hash_hex(key, hex);
-  char *path = lw_xasprintf("%s/%.2s/%s", c->dir, hex, hex + 2);
-  struct lw_buf e = {0};
+  char *path = entry_path(c, hex);
   unsigned char head[HEADER] = {'F', 'L', 'C', '1'};
   for (int i = 0; i < 8; i++)
     head[8 + i] = (unsigned char)((uint64_t)n >> (8 * i));
@@ -295,23 +302,25 @@ void lw_cache_put(struct lw_cache *c, const unsigned char key[LW_HASH_SIZE],
   lw_hash_init(&h);
   lw_hash_update(&h, data, n);
   lw_hash_final(&h, head + 16);
-  if (path && !lw_buf_append(&e, head, HEADER) &&
-      !lw_buf_append(&e, data, n)) {
-    store_file(c, path, e.data, e.len);
-    char why[512] = "";
-    if (c->remote && !c->readonly && !atomic_load(&c->sh->remote_off) &&
-        !atomic_load(&c->sh->remote_put_off)) {
-      if (lw_remote_put(c->remote, hex, e.data, e.len, why, sizeof why)) {
-        atomic_store(&c->sh->remote_put_off, 1);
-        atomic_fetch_add(&c->sh->n[LW_CACHE_REMOTE_ERRORS], 1);
-        remote_warn(c, "does not store", why);
-      } else {
-        atomic_fetch_add(&c->sh->n[LW_CACHE_REMOTE_STORED], 1);
-      }
-    }
+  if (path)
+    store_file(c, path, head, data, n);
+  free(path);
+  if (!c->remote || c->readonly || atomic_load(&c->sh->remote_off) ||
+      atomic_load(&c->sh->remote_put_off))
+    return;
+  /* the remote layer takes the entry in one piece */
+  struct lw_buf e = {0};
+  char why[512] = "";
+  if (lw_buf_append(&e, head, HEADER) || lw_buf_append(&e, data, n)) {
+    /* out of memory: not stored there, as a full server would not */
+  } else if (lw_remote_put(c->remote, hex, e.data, e.len, why, sizeof why)) {
+    atomic_store(&c->sh->remote_put_off, 1);
+    atomic_fetch_add(&c->sh->n[LW_CACHE_REMOTE_ERRORS], 1);
+    remote_warn(c, "does not store", why);
+  } else {
+    atomic_fetch_add(&c->sh->n[LW_CACHE_REMOTE_STORED], 1);
   }
   lw_buf_free(&e);
-  free(path);
 }
 
 /* ---- the whole cache: stats, eviction, clearing ----------------------------
