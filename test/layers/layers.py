@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""layers.py --src DIR --build DIR [--plant FROM:TO]... | --src DIR --map
+"""layers.py --src DIR --build DIR [--plant FROM:TO]...
+                                  [--caught FROM:TO=MESSAGE]...
+   layers.py --src DIR --map
 
 The rooms of fatlink and the allowed arrows between them, written down and
 checked. A room is a folder of the source tree, its subfolders apart (the
@@ -21,9 +23,10 @@ which comes from the #include lines, resolved as the compiler does. Fails
     from the one --map prints from ROOMS.
 
 --plant FROM:TO adds a call from source file FROM to file TO (an include
-when TO is a header), to show that the check catches it: the tests plant
-bad arrows and expect failure. --map prints the folder map for
-docs/design.md."""
+when TO is a header). --caught FROM:TO=MESSAGE plants it in a copy of the
+graphs read for the real tree and fails unless the check then says
+MESSAGE: ctest plants bad arrows this way, all from one reading of the
+objects. --map prints the folder map for docs/design.md."""
 import argparse
 import collections
 import os
@@ -176,18 +179,24 @@ def objects(src, build):
 
 
 def calls(objs):
-    """file -> the files whose functions or data it uses."""
+    """file -> the files whose functions or data it uses, from one nm over
+    every object (POSIX format, each line led by its object's path)."""
     nm = shutil.which("nm") or "/usr/lib/llvm-22/bin/llvm-nm"
+    rel_of = {path: rel for rel, path in objs.items()}
+    text = subprocess.run([nm, "-A", "--format=posix"] + sorted(rel_of),
+                          stdout=subprocess.PIPE, check=True,
+                          encoding="utf-8").stdout
     defs, needs = {}, collections.defaultdict(set)
-    for rel, path in sorted(objs.items()):
-        text = subprocess.run([nm, path], stdout=subprocess.PIPE, check=True,
-                              encoding="utf-8").stdout
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in "TDBRGS":
-                defs[parts[2]] = rel
-            elif len(parts) == 2 and parts[0] == "U":
-                needs[rel].add(parts[1])
+    for line in text.splitlines():
+        path, sep, rest = line.partition(": ")
+        parts = rest.split()
+        if not sep or path not in rel_of or len(parts) < 2:
+            continue
+        rel = rel_of[path]
+        if parts[1] in ("T", "D", "B", "R", "G", "S"):
+            defs[parts[0]] = rel
+        elif parts[1] == "U":
+            needs[rel].add(parts[0])
     edges = collections.defaultdict(set)
     for rel, syms in needs.items():
         for s in syms:
@@ -279,28 +288,10 @@ def check_readme(src):
     return 0
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--build")
-    ap.add_argument("--plant", action="append", default=[])
-    ap.add_argument("--map", action="store_true")
-    a = ap.parse_args()
-    if a.map:
-        sys.stdout.write(folder_map())
-        return 0
-    if not a.build:
-        ap.error("--build is needed to check")
-    objs = objects(a.src, a.build)
-    if not objs:
-        sys.exit("layers: no objects of fatlink's sources under %s" % a.build)
-    files = sources(a.src)
-    edges = calls(objs)
-    incs = includes(a.src, files)
-    for p in a.plant:
-        frm, _, to = p.partition(":")
-        (incs if to.endswith(".h") else edges)[frm].add(to)
-    bad = 0
+def arrow_faults(files, objs, edges, incs):
+    """The faults of the arrows (calls, includes, planners, tiers, loops),
+    one line each, and the count of file pairs per pair of rooms."""
+    out = []
     arrows = collections.Counter()
     for what, graph in (("calls", edges), ("includes", incs)):
         for frm, tos in sorted(graph.items()):
@@ -312,31 +303,71 @@ def main():
                     arrows[(rf, rt)] += 1
                 allowed = may_call(rf) if what == "calls" else may_include(rf)
                 if rt not in allowed:
-                    print("layers: %s %s %s: %s/ may not use %s/" %
-                          (frm, what, to, rf, rt))
-                    bad = 1
+                    out.append("layers: %s %s %s: %s/ may not use %s/" %
+                               (frm, what, to, rf, rt))
     for frm, tos in sorted(edges.items()):
         for to in sorted(tos):
             pf, pt = planner(frm), planner(to)
             if pf and pt and pt not in (pf, "core"):
-                print("layers: %s calls %s: the %s %s calls the %s planner" %
-                      (frm, to, pf, "core" if pf == "core" else "planner",
-                       pt))
-                bad = 1
+                out.append("layers: %s calls %s: the %s %s calls the %s "
+                           "planner" % (frm, to, pf,
+                                        "core" if pf == "core" else
+                                        "planner", pt))
     for f in files:
         if f.endswith(".c") and room(f) in TIERS and not tier(f):
-            print("layers: %s has no tier in layers.py's TIERS" % f)
-            bad = 1
+            out.append("layers: %s has no tier in layers.py's TIERS" % f)
     for frm, tos in sorted(edges.items()):
         for to in sorted(tos):
             tf, tt = tier(frm), tier(to)
             if tf and tt and room(frm) == room(to) and tt[0] > tf[0]:
-                print("layers: %s calls %s: a %s calls a %s" %
-                      (frm, to, tf[1], tt[1]))
-                bad = 1
+                out.append("layers: %s calls %s: a %s calls a %s" %
+                           (frm, to, tf[1], tt[1]))
     for comp in loops(set(objs) | set(edges), edges):
-        print("layers: a loop between files: %s" % ", ".join(sorted(comp)))
-        bad = 1
+        out.append("layers: a loop between files: %s" %
+                   ", ".join(sorted(comp)))
+    return out, arrows
+
+
+def planted(edges, incs, plant):
+    """Copies of the graphs with the arrow FROM:TO added (an include when
+    TO is a header)."""
+    frm, _, to = plant.partition(":")
+    edges = collections.defaultdict(set, {k: set(v) for k, v in
+                                          edges.items()})
+    incs = collections.defaultdict(set, {k: set(v) for k, v in
+                                         incs.items()})
+    (incs if to.endswith(".h") else edges)[frm].add(to)
+    return edges, incs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--build")
+    ap.add_argument("--plant", action="append", default=[])
+    ap.add_argument("--caught", action="append", default=[],
+                    metavar="FROM:TO=MESSAGE")
+    ap.add_argument("--map", action="store_true")
+    a = ap.parse_args()
+    if a.map:
+        sys.stdout.write(folder_map())
+        return 0
+    if not a.build:
+        ap.error("--build is needed to check")
+    objs = objects(a.src, a.build)
+    if not objs:
+        sys.exit("layers: no objects of fatlink's sources under %s" % a.build)
+    # One reading of the objects and the sources serves the real tree and
+    # every planted one.
+    files = sources(a.src)
+    edges = calls(objs)
+    incs = includes(a.src, files)
+    for p in a.plant:
+        edges, incs = planted(edges, incs, p)
+    faults, arrows = arrow_faults(files, objs, edges, incs)
+    for line in faults:
+        print(line)
+    bad = 1 if faults else 0
     lines = collections.Counter()
     for f in files:
         with open(os.path.join(a.src, f), "rb") as fh:
@@ -352,6 +383,19 @@ def main():
     bad |= check_readme(a.src)
     for (rf, rt), n in sorted(arrows.items()):
         print("arrow %s/ -> %s/ (%d file pairs)" % (rf, rt, n))
+    # A planted bad arrow must be caught, with the message given.
+    for c in a.caught:
+        plant, _, want = c.partition("=")
+        got = [m for m in arrow_faults(files, objs,
+                                       *planted(edges, incs, plant))[0]
+               if m not in faults]
+        if any(want in m for m in got):
+            print("planted %s: caught: %s" %
+                  (plant, next(m for m in got if want in m)))
+        else:
+            print("layers: planted %s not caught as '%s' (%s)" %
+                  (plant, want, "; ".join(got) or "nothing caught"))
+            bad = 1
     return bad
 
 

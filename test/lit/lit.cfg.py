@@ -9,6 +9,10 @@ import lit.formats
 config.name = "fatlink"
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".test"]
+# lit starts the slowest tests first, by the times of the build's last run,
+# or on a new build by .lit_test_times.txt beside this file (seconds, then
+# the test; refresh it from build/test/lit/.lit_test_times.txt when tests
+# change much).
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fatlink_obj_root, "test", "lit")
@@ -55,6 +59,8 @@ try:
 except (OSError, subprocess.TimeoutExpired):
     pass
 
+# %shared: objects many tests read, compiled once per build
+# (test/CMakeLists.txt); a test copies what it links into %t.
 bindir = config.fatlink_bin_dir
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions += [
@@ -70,6 +76,7 @@ config.substitutions += [
     ("%sycl_rt", os.path.join(config.fatlink_src_root, "test", "runtime",
                               "sycl_rt.c")),
     ("%inputs", inputs),
+    ("%shared", config.test_inputs),
     ("%python", config.python_executable),
     ("%ld", "/usr/bin/ld"),
     ("%llvm_lib", config.llvm_lib_dir),
