@@ -228,9 +228,11 @@ static const struct opt table[] = {
      "backend|llvm-spirv[=<path>]: make SPIR-V with LLVM's back end in "
      "process (default) or with an external llvm-spirv"},
     {"--sycl-emit-isolation=", JOINED, O_EMIT_ISOLATION, 0,
-     "batch|module: each batch of SYCL modules emitted by a process of its "
-     "own, every module checked and an invalid one made again alone "
-     "(batch, the default), or every module by a process of its own"},
+     "worker|batch|module: SYCL modules emitted by the forked workers "
+     "themselves (worker, the default), each batch by a process of its own "
+     "(batch), or each module by a process of its own (module); every "
+     "module is checked and an invalid one made again by a process of its "
+     "own"},
     {"--spirv-check=", JOINED, O_SPIRV_CHECK, 0,
      "ids|full: check each SPIR-V module's ids (each defined once, below "
      "the bound; the default), or validate it as spirv-val does"},
@@ -721,8 +723,18 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
       return LW_ENOMEM;
     break;
   case O_EMIT_ISOLATION:
-    return one_of("--sycl-emit-isolation", v, "batch", "module",
-                  &o->sycl_emit_alone, d);
+    if (strcmp(v, "worker") == 0)
+      o->emit_isolation = LW_EMIT_WORKER;
+    else if (strcmp(v, "batch") == 0)
+      o->emit_isolation = LW_EMIT_BATCH;
+    else if (strcmp(v, "module") == 0)
+      o->emit_isolation = LW_EMIT_MODULE;
+    else
+      return lw_error(d, LW_EINVAL,
+                      "invalid --sycl-emit-isolation value '%s' (expected "
+                      "worker, batch or module)",
+                      v);
+    return 0;
   case O_SPIRV_CHECK:
     return one_of("--spirv-check", v, "ids", "full", &o->spirv_validate, d);
   case O_LLVM_SPIRV:

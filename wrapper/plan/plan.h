@@ -31,7 +31,8 @@ struct lw_options {
   struct lw_strvec ptxas_args;  /* --ptxas-arg= */
   const char *device_lib_dir;   /* --sycl-device-library-location= */
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
-  int sycl_emit_alone;          /* --sycl-emit-isolation=module */
+  /* --sycl-emit-isolation=: who emits a worker's SYCL modules */
+  enum { LW_EMIT_WORKER, LW_EMIT_BATCH, LW_EMIT_MODULE } emit_isolation;
   int spirv_validate;           /* --spirv-check=full */
   const char *spirv_ext;        /* --spirv-extensions=, the last one */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */

@@ -173,11 +173,16 @@ struct lw_plan {
 /* A module made: its SPIR-V goes to `deliver`. */
 typedef int (*lw__deliver_fn)(void *ctx, size_t i, const unsigned char *spv,
                               size_t n, struct lw_diag *d);
+/* Where modules are made: by children forked for them; in this process,
+ * the link's only module; or in this process, a forked worker, which hands
+ * an invalid module to `deliver` without SPIR-V (n 0) to be made again by
+ * a process of its own. */
+enum lw__emit_where { LW__EMIT_CHILD, LW__EMIT_ONLY, LW__EMIT_HANDBACK };
 /* Modules [first, end) of t, each to `deliver` (and the cache): in rounds
- * until every one is made (`here`: in this process, the link's only
- * module). sycl_emit.c says how. */
-int lw__sycl_emit(struct target *t, size_t first, size_t end, int here,
-                  lw__deliver_fn deliver, void *ctx, struct lw_diag *d);
+ * until every one is made or handed back. sycl_emit.c says how. */
+int lw__sycl_emit(struct target *t, size_t first, size_t end,
+                  enum lw__emit_where where, lw__deliver_fn deliver,
+                  void *ctx, struct lw_diag *d);
 /* "k1, k2, k3 and 4 more" (the first `shown` names), malloc'd; NULL when
  * out of memory (sycl_aot.c). */
 char *lw__kernel_list(const struct lw_strvec *k, size_t shown);

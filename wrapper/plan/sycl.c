@@ -8,11 +8,12 @@
  *   sycl-worker  forked from this process after the split (each starts
  *                with the linked bitcode in memory: no start-up, no file);
  *                each takes the next batch of modules until none is left,
- *                and has a child forked for the batch make its bitcode,
- *                build, emit and check its modules (LLVM 22's
- *                SPIR-V back end keeps state from one module to the next:
- *                sycl_emit.c says how that is made safe),
- *                and sends the SPIR-V back.
+ *                makes its bitcode, builds, emits and checks its modules
+ *                (LLVM 22's SPIR-V back end keeps state from one module to
+ *                the next: sycl_emit.c says how that is made safe), and
+ *                sends the SPIR-V back, or a module found invalid to
+ *   sycl-again   forked when the workers are done: each module they found
+ *                invalid made again by a process of its own.
  *   sycl-module  (in process) the link's only module, emitted here: the
  *                process's first and last SPIR-V; or, with
  *                --spirv-translator=llvm-spirv, each module's bitcode, one
@@ -131,7 +132,8 @@ static int to_image(void *ctx, size_t i, const unsigned char *spv, size_t n,
 static int module_run(struct lw_job *j, struct lw_diag *d) {
   struct sycl_module *m = j->data;
   if (!m->bc) {
-    int rc = lw__sycl_emit(m->t, m->index, m->index + 1, 1, to_image, &m->image, d);
+    int rc = lw__sycl_emit(m->t, m->index, m->index + 1, LW__EMIT_ONLY,
+                           to_image, &m->image, d);
     if (rc == LW_EBADOUT) { /* the report names the module as a worker's */
       char msg[sizeof d->msg];
       snprintf(msg, sizeof msg, "%s", d->msg);
@@ -218,6 +220,8 @@ struct sycl_pool {
   struct target *t;
   size_t *order; /* of the t->split.nbatches batches */
   size_t delivered, finished;
+  size_t *again, nagain; /* modules the workers found invalid */
+  size_t again_done;      /* of them, made again */
   struct pool_page {
     _Atomic size_t next;
     size_t at[];
@@ -236,6 +240,7 @@ static void pool_free(struct sycl_pool *p) {
   if (p->page)
     munmap(p->page, p->page_size);
   free(p->order);
+  free(p->again);
   free(p);
 }
 
@@ -252,49 +257,69 @@ static int worker_prepare(struct lw_graph *g, struct lw_job *j,
 }
 
 /* A module made, for this process's parent: its index, its size and its
- * SPIR-V; the worker is on the next one. */
+ * SPIR-V (none, size 0: to make again); the worker is on the next one. */
 struct to_parent {
-  struct worker *w;
+  size_t *at; /* where the worker says which module it is on, or NULL */
   struct lw_buf *out;
 };
 
 static int to_main(void *ctx, size_t i, const unsigned char *spv, size_t n,
                    struct lw_diag *d) {
   struct to_parent *tp = ctx;
-  tp->w->pool->page->at[tp->w->k] = i + 1;
+  if (tp->at)
+    *tp->at = i + 1;
   return lw__put_u64(tp->out, i) || lw__put_u64(tp->out, n) ||
                  lw_buf_append(tp->out, spv, n)
              ? lw_error(d, LW_ENOMEM, "out of memory")
              : 0;
 }
 
-/* Batches until none is left: each by a child forked for it (or, with
- * --sycl-emit-isolation=module, each module by its own). */
+/* Batches until none is left: each emitted here (or, with
+ * --sycl-emit-isolation=batch, by a child forked for it; =module, each
+ * module by its own). */
 static int worker_run(struct lw_job *j, struct lw_buf *out,
                       struct lw_diag *d) {
   struct worker *w = j->data;
   struct sycl_pool *p = w->pool;
   struct target *t = p->t;
   struct dl_split *s = &t->split;
-  struct to_parent tp = {w, out};
-  int alone = t->plan->o->sycl_emit_alone;
+  struct to_parent tp = {&p->page->at[w->k], out};
+  int iso = t->plan->o->emit_isolation, alone = iso == LW_EMIT_MODULE;
   int rc = 0;
   for (size_t k;
        !rc && (k = atomic_fetch_add(&p->page->next, 1)) < s->nbatches;) {
-    size_t first = p->order[k] * s->batch_size, end = first;
-    while (end < s->n && dl_split_batch(s, end) == p->order[k])
+    size_t b = p->order[k], first = b * s->batch_size, end = first;
+    while (end < s->n && dl_split_batch(s, end) == b)
       end++;
     p->page->at[w->k] = first;
+    if (iso == LW_EMIT_WORKER) {
+      rc = lw__sycl_emit(t, first, end, LW__EMIT_HANDBACK, to_main, &tp, d);
+      if (s->batch) /* its memory serves the next batch */
+        lw_buf_free(&s->batch[b]);
+      continue;
+    }
     /* The batch's child makes the batch's bitcode (what that leaves
      * behind would cost each later child a copy-on-write fault per page:
      * 0.25 s of system time on the 4,000-kernel program); one child per
      * module shares the worker's. */
     if (alone)
-      rc = dl_split_make_batch(s, p->order[k], d);
+      rc = dl_split_make_batch(s, b, d);
     for (size_t i = first; !rc && i < end; i = alone ? i + 1 : end)
-      rc = lw__sycl_emit(t, i, alone ? i + 1 : end, 0, to_main, &tp, d);
+      rc = lw__sycl_emit(t, i, alone ? i + 1 : end, LW__EMIT_CHILD, to_main,
+                         &tp, d);
   }
   return rc;
+}
+
+/* A module the workers found invalid (again[k]), by a child of its own,
+ * forked from a process whose back end has emitted nothing. */
+static int again_run(struct lw_job *j, struct lw_buf *out,
+                     struct lw_diag *d) {
+  struct worker *w = j->data;
+  size_t i = w->pool->again[w->k];
+  struct to_parent tp = {NULL, out};
+  return lw__sycl_emit(w->pool->t, i, i + 1, LW__EMIT_CHILD, to_main, &tp,
+                       d);
 }
 
 /* The child failed or was killed: name the module it was on. */
@@ -308,8 +333,12 @@ static void worker_failed(struct lw_job *j) {
   }
 }
 
-static int worker_done(struct lw_graph *g, struct lw_job *j,
-                       struct lw_diag *d) {
+static const struct lw_job_kind again_kind;
+
+/* What a worker (or sycl-again) sent: each module's SPIR-V, or a module
+ * to make again. */
+static int take_made(struct lw_graph *g, struct lw_job *j,
+                     struct lw_diag *d) {
   struct worker *w = j->data;
   struct sycl_pool *p = w->pool;
   struct target *t = p->t;
@@ -319,28 +348,83 @@ static int worker_done(struct lw_graph *g, struct lw_job *j,
   while (!rc && left) {
     uint64_t i = left >= 16 ? lw__get_u64(at) : UINT64_MAX;
     uint64_t size = left >= 16 ? lw__get_u64(at + 8) : 0;
-    if (i >= t->split.n || t->modules[i].image.len || size < 4 ||
-        size > left - 16) {
+    if (i >= t->split.n || t->modules[i].image.len ||
+        (size != 0 && size < 4) || size > left - 16 ||
+        (size == 0 && (j->kind == &again_kind || p->nagain == t->split.n))) {
       rc = lw_error(d, LW_EFORMAT, "%s: malformed output", j->what);
       break;
     }
+    at += 16;
+    left -= 16;
+    if (size == 0) {
+      if (!p->again && !(p->again = calloc(t->split.n, sizeof *p->again)))
+        rc = lw_error(d, LW_ENOMEM, "out of memory");
+      else
+        p->again[p->nagain++] = (size_t)i;
+      continue;
+    }
     struct sycl_module *m = &t->modules[i];
-    if (lw_buf_append(&m->image, at + 16, (size_t)size))
+    if (lw_buf_append(&m->image, at, (size_t)size))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
-    at += 16 + size;
-    left -= 16 + (size_t)size;
+    at += size;
+    left -= (size_t)size;
     p->delivered++;
     if (!rc && t->plan->o->save_temps)
       rc = lw_tmp_create("sycl-spirv64", "spv", &m->spv, d);
     if (!rc)
       rc = lw__spv_link(g, m, finish, d);
   }
-  if (!rc && ++p->finished == (size_t)t->workers &&
-      p->delivered != t->split.n)
-    rc = lw_error(d, LW_EFORMAT, "the workers made %zu of %zu modules of "
-                                 "%s",
-                  p->delivered, t->split.n, t->triple);
   return rc;
+}
+
+static int all_made(const struct sycl_pool *p, struct lw_diag *d) {
+  const struct target *t = p->t;
+  return p->delivered == t->split.n
+             ? 0
+             : lw_error(d, LW_EFORMAT,
+                        "the workers made %zu of %zu modules of %s",
+                        p->delivered, t->split.n, t->triple);
+}
+
+static int worker_done(struct lw_graph *g, struct lw_job *j,
+                       struct lw_diag *d) {
+  struct worker *w = j->data;
+  struct sycl_pool *p = w->pool;
+  int rc = take_made(g, j, d);
+  if (rc || ++p->finished < (size_t)p->t->workers)
+    return rc;
+  if (!p->nagain)
+    return all_made(p, d);
+  /* The last worker is done: each module they found invalid is made again,
+   * in parallel. */
+  for (size_t k = 0; k < p->nagain; k++) {
+    struct worker *aw = calloc(1, sizeof *aw);
+    if (aw)
+      *aw = (struct worker){p, k};
+    struct lw_job *aj = aw ? lw_graph_add(g, &again_kind, aw, NULL, 0) : NULL;
+    if (!aj || lw_graph_add_dep(g, p->t->plan->wrap, aj))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    aj->footprint = j->footprint;
+  }
+  return 0;
+}
+
+static int again_prepare(struct lw_graph *g, struct lw_job *j,
+                         struct lw_diag *d) {
+  (void)g;
+  struct worker *w = j->data;
+  j->what = module_what("SPIR-V code generation", w->pool->t,
+                        w->pool->again[w->k],
+                        ", made again by a process of its own");
+  return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+}
+
+static int again_done(struct lw_graph *g, struct lw_job *j,
+                      struct lw_diag *d) {
+  struct worker *w = j->data;
+  int rc = take_made(g, j, d);
+  return rc || ++w->pool->again_done < w->pool->nagain ? rc
+                                                       : all_made(w->pool, d);
 }
 
 /* sycl-super: a super-batch's module, made here before the workers fork
@@ -367,6 +451,10 @@ static const struct lw_job_kind super_kind = {
 static const struct lw_job_kind worker_kind = {
     .name = "sycl-worker", .prepare = worker_prepare, .done = worker_done,
     .free_data = free, .fork_run = worker_run, .fork_failed = worker_failed};
+
+static const struct lw_job_kind again_kind = {
+    .name = "sycl-again", .prepare = again_prepare, .done = again_done,
+    .free_data = free, .fork_run = again_run};
 
 /* SPIR-V: so marked, or unmarked and SPIR-V (llvm-offload-binary 22 marks
  * a .spv file as no kind). */
@@ -461,8 +549,8 @@ static void free_plan(struct lw_plan *p) {
 
 /* ---- sycl-link ----------------------------------------------------------- */
 
-/* How many workers: each is forked from this process after the split, takes
- * batches and forks a child for each (sycl_emit.c). As many as there are
+/* How many workers: each is forked from this process after the split and
+ * emits the batches it takes (sycl_emit.c). As many as there are
  * job slots and batches; one for a little code, where a second would cost
  * more to fork than it saves (measured on 2 cores, real_link.py programs:
  * 3,700 instructions of modules link in 0.36 s with a second worker
@@ -564,8 +652,8 @@ static int by_cost(const void *a, const void *b, void *costs) {
 }
 
 /* What a worker may take beside what it shares with this process
- * (--wrapper-memory): its batches' children, one at a time, each holding
- * the batch's modules and the back end's state for one of them. A bound:
+ * (--wrapper-memory): a batch at a time, its modules and the back end's
+ * state for one of them (in the worker, or a child of its own). A bound:
  * on the 4,000-kernel program (batches of about 9,000 instructions) each
  * worker added 3 MiB to the link's processes at -j16 against -j1. */
 static uint64_t worker_footprint(size_t instructions) {
@@ -673,9 +761,11 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
             !t->workers ? (t->plan->o->llvm_spirv
                                ? "bitcode for llvm-spirv, in process"
                                : "the link's only module, emitted in process")
-            : t->plan->o->sycl_emit_alone
+            : t->plan->o->emit_isolation == LW_EMIT_MODULE
                 ? "each module emitted by a process of its own"
-                : "each batch emitted by a process of its own");
+            : t->plan->o->emit_isolation == LW_EMIT_BATCH
+                ? "each batch emitted by a process of its own"
+                : "emitted by the workers");
   if (t->workers)
     return add_workers(g, t, d);
   /* In process: the one module, or each module's bitcode for llvm-spirv,

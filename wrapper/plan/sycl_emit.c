@@ -17,10 +17,16 @@
  * cannot be told apart (none of the 400 there; 19 with an allocator that
  * reuses addresses at once, mimalloc).
  *
- * So the modules of a batch are emitted by a child forked for them from a
- * worker that never emits (its back end starts with nothing), each one
- * checked there (its ids, or spirv-val's rules with --spirv-check=full,
- * in process). The invalid ones go to
+ * So every module is checked where it is made (its ids, or spirv-val's
+ * rules with --spirv-check=full), and only a valid one is kept. A forked
+ * worker emits its batches itself, one module after another
+ * (LW__EMIT_HANDBACK); a module found invalid there goes back to the
+ * parent, which has it made by a process of its own, forked from a
+ * process whose back end has emitted nothing. A fork per batch
+ * (--sycl-emit-isolation=batch, the design before) made fewer modules
+ * invalid but cost every link its children's copy-on-write faults; with
+ * the labels given back none of the 4,000-kernel program's modules is
+ * invalid either way. In a child (LW__EMIT_CHILD) the invalid ones go to
  * the next round: a child of their own again, whose first module is
  * emitted by a back end that has emitted nothing - so each round makes one
  * module at least, and the rounds end. A module invalid from such a back
@@ -28,7 +34,8 @@
  * kept is therefore the one a process of its own makes, byte for byte
  * (sycl-stress.test compares). --sycl-emit-isolation=module gives every
  * module a child of its own from the start. The link's only module is
- * emitted in process: the process's first and last SPIR-V. */
+ * emitted in process (LW__EMIT_ONLY): the process's first and last
+ * SPIR-V. */
 #include "plan/planner.h"
 
 #include <stdio.h>
@@ -42,6 +49,8 @@ struct emission {
   const unsigned char *failed; /* by module: invalid from a fresh back end
                                   before (1), or not (0) */
   int here;                    /* in this process, not a child */
+  struct dl_module **kept;     /* a worker's modules, freed at the batch's
+                                  end (or NULL: each freed when made) */
 };
 
 /* FATLINK_TEST_BAD_SPIRV=<module>[:<times>]: the tests' fault: the back
@@ -185,10 +194,13 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   lw_buf_free(&bc);
   lw_buf_free(&spv);
-  /* A child keeps what it emitted (it exits soon): fewer later objects
-   * land where this module's were, and fewer modules come out invalid (on
-   * the 4,000-kernel program, 3 of 400 instead of 100). */
-  if (e->here)
+  /* A child keeps what it emitted (it exits soon), and a worker what it
+   * emitted of a batch: fewer later objects land where this module's were,
+   * and fewer modules come out invalid (on the 4,000-kernel program, 0 to
+   * 2 of 400 instead of 9 to 13 when each is freed at once). */
+  if (e->kept)
+    e->kept[k] = m;
+  else if (e->here)
     dl_module_free(m);
   return rc;
 }
@@ -240,13 +252,14 @@ static int report(const struct target *t, const struct record *r,
   return rc;
 }
 
-/* One round: the modules of `e` made by one child forked for them (`here`:
- * in this process); the ones to make again go to `next`. */
-static int round_of(struct emission *e, int here, lw__deliver_fn deliver,
-                    void *ctx, size_t *next, size_t *nnext,
-                    unsigned char *failed, struct lw_diag *d) {
+/* One round: the modules of `e` made where `where` says; the ones to make
+ * again go to `next` (or, handed back, to `deliver`). */
+static int round_of(struct emission *e, enum lw__emit_where where,
+                    lw__deliver_fn deliver, void *ctx, size_t *next,
+                    size_t *nnext, unsigned char *failed, struct lw_diag *d) {
   struct target *t = e->t;
   struct lw_buf made = {0};
+  int here = where != LW__EMIT_CHILD;
   int rc = here ? make_spirv(e, &made, d)
                 : lw_fresh_call(make_spirv, e, &made, d);
   if (rc && !here && e->n > 1) {
@@ -257,8 +270,9 @@ static int round_of(struct emission *e, int here, lw__deliver_fn deliver,
     d->code = 0;
     d->msg[0] = 0;
     for (size_t k = 0; k < e->n; k++) {
-      struct emission one = {t, e->idx + k, 1, failed, 0};
-      if ((rc = round_of(&one, 0, deliver, ctx, next, nnext, failed, d)))
+      struct emission one = {t, e->idx + k, 1, failed, 0, NULL};
+      if ((rc = round_of(&one, LW__EMIT_CHILD, deliver, ctx, next, nnext,
+                         failed, d)))
         break;
     }
     lw_buf_free(&made);
@@ -277,6 +291,13 @@ static int round_of(struct emission *e, int here, lw__deliver_fn deliver,
       lw_cache_put(t->plan->cache, r.key, r.part[SPIRV], r.size[SPIRV]);
     if (r.how != INVALID) {
       rc = deliver(ctx, r.index, r.part[SPIRV], r.size[SPIRV], d);
+    } else if (where == LW__EMIT_HANDBACK) {
+      if (t->plan->o->verbose)
+        fprintf(stderr, "fatlink: module %zu of %s made again by a process "
+                        "of its own: %.*s\n",
+                r.index, t->triple, (int)r.size[WHY],
+                (const char *)r.part[WHY]);
+      rc = deliver(ctx, r.index, NULL, 0, d);
     } else if (r.fresh && (failed[r.index] || here)) {
       rc = report(t, &r, !here, d);
     } else {
@@ -294,8 +315,9 @@ static int round_of(struct emission *e, int here, lw__deliver_fn deliver,
   return rc;
 }
 
-int lw__sycl_emit(struct target *t, size_t first, size_t end, int here,
-                lw__deliver_fn deliver, void *ctx, struct lw_diag *d) {
+int lw__sycl_emit(struct target *t, size_t first, size_t end,
+                  enum lw__emit_where where, lw__deliver_fn deliver,
+                  void *ctx, struct lw_diag *d) {
   size_t n = end - first;
   size_t *todo = calloc(2 * n, sizeof *todo);
   /* failed[] by module index: the one array the children read */
@@ -306,13 +328,20 @@ int lw__sycl_emit(struct target *t, size_t first, size_t end, int here,
   size_t *cur = todo, *next = todo + n;
   while (!rc && n) {
     size_t nnext = 0;
-    struct emission e = {t, cur, n, failed, here};
-    rc = round_of(&e, here, deliver, ctx, next, &nnext, failed, d);
+    struct emission e = {t, cur, n, failed, where != LW__EMIT_CHILD, NULL};
+    if (where == LW__EMIT_HANDBACK &&
+        !(e.kept = calloc(n, sizeof *e.kept)))
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    if (!rc)
+      rc = round_of(&e, where, deliver, ctx, next, &nnext, failed, d);
+    for (size_t k = 0; e.kept && k < n; k++)
+      dl_module_free(e.kept[k]);
+    free(e.kept);
     size_t *swap = cur;
     cur = next;
     next = swap;
     n = nnext;
-    here = 0;
+    where = LW__EMIT_CHILD;
   }
   free(failed);
   free(todo);
