@@ -20,6 +20,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct lw_tmp {
@@ -92,6 +94,33 @@ void lw_tmp_at_signal(void (*fn)(void *), void *ctx) {
   at_signal = fn;
 }
 
+/* The children that were told to stop are waited for (half a second at
+ * most, then killed): none outlives this process, not even as a zombie
+ * its new parent has yet to reap. */
+static void reap_children(void) {
+  const struct timespec nap = {0, 5 * 1000 * 1000};
+  for (int round = 0; round <= 100; round++) {
+    int left = 0;
+    for (size_t i = 0; i < MAX_CHILDREN; i++) {
+      pid_t c = children[i];
+      if (c <= 0)
+        continue;
+      if (round == 100) {
+        kill(-c, SIGKILL);
+        kill(c, SIGKILL);
+      }
+      pid_t r = waitpid(c, NULL, round == 100 ? 0 : WNOHANG);
+      if (r == c || (r < 0 && errno == ECHILD))
+        children[i] = 0;
+      else
+        left = 1;
+    }
+    if (!left)
+      return;
+    nanosleep(&nap, NULL);
+  }
+}
+
 /* What a dying process does first: give back what it holds of make's,
  * stop its tools, remove its files. */
 static void clean_up_in_signal(void) {
@@ -106,6 +135,7 @@ static void clean_up_in_signal(void) {
       kill(-children[i], SIGTERM);
       kill(children[i], SIGTERM);
     }
+  reap_children();
   remove_all(1);
 }
 

@@ -3,8 +3,8 @@ waits until one of fatlink's forked workers runs (a child process of it
 named fatlink-core); then sends SIGNAL to that worker, or with "parent:" to
 fatlink itself. Reports how the link ended: its status, its last line of
 error output, what it left in TMPDIR, whether OUTPUT exists, and whether
-any worker outlived it. A link that ends before a worker is seen is run
-again (a few times)."""
+any worker outlived it (running, or as a zombie fatlink did not reap). A
+link that ends before a worker is seen is run again (a few times)."""
 import os
 import re
 import signal
@@ -36,12 +36,14 @@ def workers(ppid):
     return found
 
 
-def alive(pid):
+def left(pid):
+    """The process, running or a zombie, or None when it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(")")[1].split()[0] != "Z"
+            st = f.read()
     except OSError:
-        return False
+        return None
+    return "zombie" if st.split(")")[1].split()[0] == "Z" else "alive"
 
 
 for attempt in range(5):
@@ -63,8 +65,8 @@ for attempt in range(5):
     print("error: %s" % (lines[-1] if lines else ""))
     print("tmp: [%s]" % " ".join(sorted(os.listdir(tmp))))
     print("output: %s" % ("present" if os.path.exists(out) else "absent"))
-    time.sleep(0.2)
-    print("workers: %s" % ("alive" if any(alive(w) for w in seen) else "gone"))
+    states = [s for s in map(left, seen) if s]
+    print("workers: %s" % (", ".join(states) if states else "gone"))
     sys.exit(0)
 print("kill-worker: no worker was ever seen")
 sys.exit(1)
