@@ -423,8 +423,9 @@ static int again_done(struct lw_graph *g, struct lw_job *j,
                       struct lw_diag *d) {
   struct worker *w = j->data;
   int rc = take_made(g, j, d);
-  return rc || ++w->pool->again_done < w->pool->nagain ? rc
-                                                       : all_made(w->pool, d);
+  if (rc || ++w->pool->again_done < w->pool->nagain)
+    return rc;
+  return all_made(w->pool, d); /* the last of them */
 }
 
 /* sycl-super: a super-batch's module, made here before the workers fork
