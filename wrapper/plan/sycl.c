@@ -12,7 +12,7 @@
  *                (LLVM 22's SPIR-V back end keeps state from one module to
  *                the next: sycl_emit.c says how that is made safe), and
  *                sends the SPIR-V back, or a module found invalid to
- *   sycl-again   forked when the workers are done: each module they found
+ *   sycl-again   forked when a worker is done: each module it found
  *                invalid made again by a process of its own.
  *   sycl-module  (in process) the link's only module, emitted here: the
  *                process's first and last SPIR-V; or, with
@@ -386,27 +386,35 @@ static int all_made(const struct sycl_pool *p, struct lw_diag *d) {
                         p->delivered, t->split.n, t->triple);
 }
 
+/* Every worker and every module made again done: all must be there. */
+static int pool_done(const struct sycl_pool *p, struct lw_diag *d) {
+  if (p->finished < (size_t)p->t->workers || p->again_done < p->nagain)
+    return 0;
+  return all_made(p, d);
+}
+
 static int worker_done(struct lw_graph *g, struct lw_job *j,
                        struct lw_diag *d) {
   struct worker *w = j->data;
   struct sycl_pool *p = w->pool;
+  size_t before = p->nagain;
   int rc = take_made(g, j, d);
-  if (rc || ++p->finished < (size_t)p->t->workers)
-    return rc;
-  if (!p->nagain)
-    return all_made(p, d);
-  /* The last worker is done: each module they found invalid is made again,
-   * in parallel. */
-  for (size_t k = 0; k < p->nagain; k++) {
+  /* Each module this worker found invalid is made again at once, beside
+   * the workers still running. */
+  for (size_t k = before; !rc && k < p->nagain; k++) {
     struct worker *aw = calloc(1, sizeof *aw);
     if (aw)
       *aw = (struct worker){p, k};
     struct lw_job *aj = aw ? lw_graph_add(g, &again_kind, aw, NULL, 0) : NULL;
     if (!aj || lw_graph_add_dep(g, p->t->plan->wrap, aj))
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    aj->footprint = j->footprint;
+      rc = lw_error(d, LW_ENOMEM, "out of memory");
+    else
+      aj->footprint = j->footprint;
   }
-  return 0;
+  if (rc)
+    return rc;
+  p->finished++;
+  return pool_done(p, d);
 }
 
 static int again_prepare(struct lw_graph *g, struct lw_job *j,
@@ -423,9 +431,10 @@ static int again_done(struct lw_graph *g, struct lw_job *j,
                       struct lw_diag *d) {
   struct worker *w = j->data;
   int rc = take_made(g, j, d);
-  if (rc || ++w->pool->again_done < w->pool->nagain)
+  if (rc)
     return rc;
-  return all_made(w->pool, d); /* the last of them */
+  w->pool->again_done++;
+  return pool_done(w->pool, d);
 }
 
 /* sycl-super: a super-batch's module, made here before the workers fork
