@@ -22,7 +22,7 @@
  * worker emits its batches itself, one module after another
  * (LW__EMIT_HANDBACK); a module found invalid there goes back to the
  * parent, which has it made by a process of its own, forked from a
- * process whose back end has emitted nothing (2 to 4 of the 4,000-kernel
+ * process whose back end has emitted nothing (1 to 5 of the 4,000-kernel
  * program's 400 modules; with a child per batch, the design before and
  * --sycl-emit-isolation=batch, none, but every link paid its children's
  * forks and copy-on-write faults: 2.4 times the page faults of a 100-unit
@@ -196,8 +196,8 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
   lw_buf_free(&spv);
   /* A child keeps what it emitted (it exits soon), and a worker what it
    * emitted of a batch: fewer later objects land where this module's were,
-   * and fewer modules come out invalid (on the 4,000-kernel program, 0 to
-   * 2 of 400 instead of 9 to 13 when each is freed at once). */
+   * and fewer modules come out invalid (on the 4,000-kernel program, 1 to
+   * 5 of 400 instead of 9 to 13 when each is freed at once). */
   if (e->kept)
     e->kept[k] = m;
   else if (e->here)
