@@ -35,6 +35,16 @@ void dl__nvptx_math(LLVMModuleRef m);
  * .fini_array pointers (as clang emits them). LW_ENOMEM on failure. */
 int dl__use_init_array(LLVMModuleRef mod, const char *triple);
 
+/* ---- modules.c ---------------------------------------------------------- */
+
+/* What the sorted names keep[0..keep_n) need of the module whose bitcode
+ * is `bc`, in `ctx`: everything else internal (with `declare`, variables
+ * of external linkage declared instead), and only what is reached read
+ * and moved into the new module. */
+int dl__extract(const struct lw_buf *bc, char *const *keep_v, size_t keep_n,
+                int declare, LLVMContextRef ctx, LLVMModuleRef *out,
+                struct lw_diag *d);
+
 /* ---- callgraph.c: a pointer set and reachability ------------------------ */
 
 struct dl__set {

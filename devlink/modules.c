@@ -64,12 +64,18 @@ static int kept(const struct names *keep, const char *name) {
 
 /* Hides what the module does not need: internal linkage makes the linker
  * skip it unless something moved refers to it. */
-static int hide(LLVMValueRef v, void *keep) {
+struct hiding {
+  const struct names *keep;
+  int declare; /* variables with external linkage: declared, not hidden */
+};
+
+static int hide(LLVMValueRef v, void *ctx) {
+  const struct hiding *h = ctx;
   size_t len;
   const char *name = LLVMGetValueName2(v, &len);
   if (LLVMIsDeclaration(v))
     return 0;
-  if (kept(keep, name)) {
+  if (kept(h->keep, name)) {
     /* A set's virtual functions are its image's entry points, which no
      * one there may call: the linker must not drop them as unused, and
      * other images import them - external, as DPC++ makes them. */
@@ -81,6 +87,13 @@ static int hide(LLVMValueRef v, void *keep) {
     return 0;
   }
   LLVMSetComdat(v, NULL);
+  LLVMLinkage l = LLVMGetLinkage(v);
+  if (h->declare && LLVMIsAGlobalVariable(v) && l != LLVMInternalLinkage &&
+      l != LLVMPrivateLinkage) {
+    LLVMSetInitializer(v, NULL);
+    LLVMSetLinkage(v, LLVMExternalLinkage);
+    return 0;
+  }
   LLVMSetLinkage(v, LLVMInternalLinkage);
   return 0;
 }
@@ -89,9 +102,11 @@ static int hide(LLVMValueRef v, void *keep) {
  * bitcode is loaded lazily, everything else gets internal linkage, and
  * linking that into an empty module moves - and only then reads - exactly
  * what is needed. */
-static int extract(const struct lw_buf *bc, const struct names *keep,
-                   LLVMContextRef ctx, LLVMModuleRef *out,
-                   struct lw_diag *d) {
+int dl__extract(const struct lw_buf *bc, char *const *keep_v, size_t keep_n,
+                int declare, LLVMContextRef ctx, LLVMModuleRef *out,
+                struct lw_diag *d) {
+  struct names keep = {keep_v, keep_n};
+  struct hiding h = {&keep, declare};
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
       (const char *)bc->data, bc->len, "split", 0);
   LLVMModuleRef src = NULL;
@@ -108,7 +123,7 @@ static int extract(const struct lw_buf *bc, const struct names *keep,
     if (u)
       LLVMDeleteGlobal(u);
   }
-  dl__each_global(src, hide, (void *)keep);
+  dl__each_global(src, hide, &h);
   LLVMModuleRef dst = LLVMModuleCreateWithNameInContext("device", ctx);
   LLVMSetTarget(dst, LLVMGetTarget(src));
   LLVMSetDataLayout(dst, LLVMGetDataLayoutStr(src));
@@ -125,7 +140,7 @@ static int extract_bitcode(const struct lw_buf *bc, const struct names *keep,
                            struct lw_buf *out, struct lw_diag *d) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
-  int rc = extract(bc, keep, ctx, &m, d);
+  int rc = dl__extract(bc, keep->v, keep->n, 0, ctx, &m, d);
   if (!rc && bitcode_of(m, out))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (m)
@@ -269,10 +284,10 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
     src = &s->batch[b];
   }
   /* The module gets a context of its own, freed with it. */
-  struct names keep = {s->g[i].keep.v, s->g[i].keep.n};
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = NULL;
-  if ((rc = extract(src, &keep, ctx, &m, d))) {
+  if ((rc = dl__extract(src, s->g[i].keep.v, s->g[i].keep.n, 0, ctx, &m,
+                        d))) {
     LLVMContextDispose(ctx);
     return rc;
   }

@@ -65,6 +65,13 @@ int dl_spirv_check_ids(const unsigned char *spv, size_t n, struct lw_diag *d);
  * validator's first line when it breaks a rule. */
 int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d);
 
+/* One SPIR-V module from the parts of one module, each emitted by
+ * LLVM's back end from a share of its kernels (dl_parts_module),
+ * appended to `out` with canonical ids (spirvmerge.c says how).
+ * LW_ENOTSUP: the parts hold what the merge cannot join. */
+int dl_spirv_merge(const struct lw_buf *parts, size_t n, struct lw_buf *out,
+                   struct lw_diag *d);
+
 /* What a SPIR-V module gives and takes by name (linkage.c): the names it
  * exports (LinkageAttributes Export or LinkOnceODR), those it imports, and
  * its entry points', each in the module's order; beside each export and
@@ -284,6 +291,32 @@ int dl_split_make_batch(struct dl_split *s, size_t b, struct lw_diag *d);
  * thread at a time. */
 int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
                     struct lw_diag *d);
+
+/* ---- parts (parts.c): one module emitted on several processes ---------- */
+
+struct dl_parts {
+  size_t n;                /* parts; 0: the module is emitted whole */
+  struct lw_buf bitcode;   /* the module, built and lowered */
+  char *triple;
+  struct lw_strvec *kernels; /* per part: its kernels, in module order */
+  struct lw_strvec *keep;  /* per part: the sorted names it defines (the
+                              first part: everything else external too) */
+};
+
+/* Cuts group i's module into parts of about `part_cost` instructions (at
+ * most `max_parts`), for dl_parts_module, when it is big enough and may be
+ * cut (else out->n is 0 and *why, when not NULL, says why not); the group
+ * is then built (dl_split_module) and gone from the split. */
+int dl_parts_make(struct dl_split *s, size_t i, size_t part_cost,
+                  size_t max_parts, struct dl_parts *out, const char **why,
+                  struct lw_diag *d);
+
+/* Builds part k's module: to be emitted, alone in its process, and its
+ * SPIR-V merged with the others' (dl_spirv_merge). */
+int dl_parts_module(const struct dl_parts *p, size_t k, struct dl_module **out,
+                    struct lw_diag *d);
+
+void dl_parts_free(struct dl_parts *p);
 
 /* The module's bitcode (a cache key), appended to `out`; LW_ENOMEM. */
 int dl_module_bitcode(struct dl_module *m, struct lw_buf *out);

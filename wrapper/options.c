@@ -29,7 +29,7 @@ enum id {
   O_CACHE_SIZE, O_MEMORY, O_TOOL_LAUNCHER,
   O_GPU_LAUNCHER, O_CPU_LAUNCHER, O_FPGA_LAUNCHER, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
-  O_EMIT_ISOLATION, O_SPIRV_CHECK, O_SPIRV_EXT,
+  O_EMIT_ISOLATION, O_PART_SIZE, O_SPIRV_CHECK, O_SPIRV_EXT,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
@@ -233,6 +233,11 @@ static const struct opt table[] = {
      "(batch), or each module by a process of its own (module); every "
      "module is checked and an invalid one made again by a process of its "
      "own"},
+    {"--sycl-part-size=", JOINED, O_PART_SIZE, 0,
+     "<n>: a link's one SYCL module of at least 2 x <n> instructions "
+     "emitted in parts of about <n> (at most 16) by processes at once, "
+     "then merged into one module; the same module whatever the job "
+     "count (default 10000; 0: always whole)"},
     {"--spirv-check=", JOINED, O_SPIRV_CHECK, 0,
      "ids|full: check each SPIR-V module's ids (each defined once, below "
      "the bound; the default), or validate it as spirv-val does"},
@@ -735,6 +740,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
                       "worker, batch or module)",
                       v);
     return 0;
+  case O_PART_SIZE:
+    return parse_count(v, "--sycl-part-size", 0, 1000000000, "",
+                       &o->part_size, d);
   case O_SPIRV_CHECK:
     return one_of("--spirv-check", v, "ids", "full", &o->spirv_validate, d);
   case O_LLVM_SPIRV:
@@ -777,6 +785,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   o->argv0 = argc > 0 ? argv[0] : "fatlink";
   o->opt_level = 2;
   o->split_mode = DL_SPLIT_AUTO;
+  o->part_size = 10000;
   o->time_trace_grain = 500;
   o->cache_size = (uint64_t)5 << 30;
   o->cache_remote_timeout_ms = 2000;

@@ -97,7 +97,8 @@ INCLUDE_DIRS = ["wrapper", "include"]
 # they share, which calls no planner.
 PLANNERS = {
     "sycl": {"wrapper/plan/sycl.c", "wrapper/plan/sycl_emit.c",
-             "wrapper/plan/sycl_aot.c", "wrapper/plan/sycl_spirv.c"},
+             "wrapper/plan/sycl_aot.c", "wrapper/plan/sycl_spirv.c",
+             "wrapper/plan/sycl_parts.c"},
     "sycl-native": {"wrapper/plan/sycl_native.c"},
     "fpga": {"wrapper/plan/fpga.c"},
     "openmp": {"wrapper/plan/openmp.c"},
@@ -117,9 +118,9 @@ TIERS = {
         ("feature", {"virtual.c", "imports.c", "printf.c", "specconst.c",
                      "nvptxmath.c",
                      "checks.c", "props.c", "ctprops.c", "decorations.c",
-                     "initarray.c", "spirv.c", "itt.c"}),
+                     "initarray.c", "spirv.c", "spirvmerge.c", "itt.c"}),
         ("pipeline", {"link.c", "entries.c", "modules.c", "split.c",
-                      "codegen.c", "wrapped.c", "llvmopts.c"}),
+                      "codegen.c", "wrapped.c", "llvmopts.c", "parts.c"}),
     ],
 }
 

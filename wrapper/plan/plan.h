@@ -33,6 +33,7 @@ struct lw_options {
   const char *llvm_spirv;       /* --spirv-translator=llvm-spirv[=path] */
   /* --sycl-emit-isolation=: who emits a worker's SYCL modules */
   enum { LW_EMIT_WORKER, LW_EMIT_BATCH, LW_EMIT_MODULE } emit_isolation;
+  int part_size;                /* --sycl-part-size=, instructions */
   int spirv_validate;           /* --spirv-check=full */
   const char *spirv_ext;        /* --spirv-extensions=, the last one */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */

@@ -99,6 +99,8 @@ struct target {
   struct sycl_module *modules;
   size_t nmodules;
   int workers;            /* forked processes emitting the modules, or 0 */
+  struct dl_parts parts;  /* its one module cut into parts (n 0: not) */
+  struct lw_buf *part_spv; /* each part's SPIR-V, once made */
   struct sycl_pool *pool; /* what they share (sycl.c) */
   size_t cost;            /* instructions in all modules */
   struct sycl_out *outs;  /* what the modules become, in order */
@@ -178,11 +180,12 @@ typedef int (*lw__deliver_fn)(void *ctx, size_t i, const unsigned char *spv,
  * an invalid module to `deliver` without SPIR-V (n 0) to be made again by
  * a process of its own. */
 enum lw__emit_where { LW__EMIT_CHILD, LW__EMIT_ONLY, LW__EMIT_HANDBACK };
-/* Modules [first, end) of t, each to `deliver` (and the cache): in rounds
- * until every one is made or handed back. sycl_emit.c says how. */
-int lw__sycl_emit(struct target *t, size_t first, size_t end,
-                  enum lw__emit_where where, lw__deliver_fn deliver,
-                  void *ctx, struct lw_diag *d);
+/* Modules [first, end) of t (or, with `parts`, those parts of its module),
+ * each to `deliver` (and the cache): in rounds until every one is made or
+ * handed back. sycl_emit.c says how. */
+int lw__sycl_emit(struct target *t, const struct dl_parts *parts,
+                  size_t first, size_t end, enum lw__emit_where where,
+                  lw__deliver_fn deliver, void *ctx, struct lw_diag *d);
 /* "k1, k2, k3 and 4 more" (the first `shown` names), malloc'd; NULL when
  * out of memory (sycl_aot.c). */
 char *lw__kernel_list(const struct lw_strvec *k, size_t shown);
@@ -209,6 +212,14 @@ typedef int (*lw__module_fn)(struct lw_graph *g, struct sycl_module *m,
  * when it needs none. */
 int lw__spv_link(struct lw_graph *g, struct sycl_module *m, lw__module_fn then,
                  struct lw_diag *d);
+
+/* ---- sycl_parts.c: one module emitted in parts ---------------------------- */
+
+/* The jobs that emit the parts of t's module 0 (t->parts) and merge them;
+ * `then` gets the merged module. */
+int lw__sycl_parts(struct lw_graph *g, struct target *t, lw__module_fn then,
+                   struct lw_diag *d);
+void lw__sycl_parts_free(struct target *t);
 
 /* ---- keys.c: what decides each cached result's bytes ------------------- */
 

@@ -44,7 +44,9 @@
 
 struct emission {
   struct target *t;
-  const size_t *idx; /* the modules, in order */
+  const struct dl_parts *parts; /* the parts of the target's module, or
+                                   NULL: the modules of its split */
+  const size_t *idx; /* the modules (or parts), in order */
   size_t n;
   const unsigned char *failed; /* by module: invalid from a fresh back end
                                   before (1), or not (0) */
@@ -150,11 +152,12 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
   unsigned char key[LW_HASH_SIZE] = {0};
   struct record r = {i, MADE, dl_spirv_fresh(), key, {0}, {0}};
   struct lw_diag vd = {0};
-  int rc = dl_split_module(&e->t->split, i, &m, d);
+  int rc = e->parts ? dl_parts_module(e->parts, i, &m, d)
+                    : dl_split_module(&e->t->split, i, &m, d);
   if (!rc && p->cache) {
     char what[128];
-    snprintf(what, sizeof what, "SPIR-V of module %zu of %s", i,
-             e->t->triple);
+    snprintf(what, sizeof what, "SPIR-V of %s %zu of %s",
+             e->parts ? "part" : "module", i, e->t->triple);
     if (dl_module_bitcode(m, &bc))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     else if (lw__spirv_key(p->o, bc.data, bc.len, key),
@@ -165,9 +168,9 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
   if (!rc && r.how == MADE) {
     char step[160];
     snprintf(step, sizeof step,
-             "SPIR-V code generation for module %zu of %s: LLVM's SPIR-V "
+             "SPIR-V code generation for %s %zu of %s: LLVM's SPIR-V "
              "back end",
-             i, e->t->triple);
+             e->parts ? "part" : "module", i, e->t->triple);
     lw_doing_step(step);
     rc = dl_codegen(m, NULL, p->o->opt_level, DL_OBJECT, &spv, &vd);
     lw_done();
@@ -218,17 +221,21 @@ static int make_spirv(void *ctx, struct lw_buf *out, struct lw_diag *d) {
  * back end. The module's bitcode and the SPIR-V it made go beside the
  * output (or into the dump directory), for a report; the error names them
  * and the module's kernels. */
-static int report(const struct target *t, const struct record *r,
+static int report(const struct emission *e, const struct record *r,
                   int twice, struct lw_diag *d) {
+  const struct target *t = e->t;
   const struct lw_options *o = t->plan->o;
   char *base = o->dump_dir ? lw_xasprintf("%s/%s", o->dump_dir,
                                           lw_base_name(o->output))
                            : strdup(o->output);
-  char *bc_path = base ? lw_xasprintf("%s.module%zu.bc", base, r->index)
+  const char *unit = e->parts ? "part" : "module";
+  char *bc_path = base ? lw_xasprintf("%s.%s%zu.bc", base, unit, r->index)
                        : NULL;
-  char *spv_path = base ? lw_xasprintf("%s.module%zu.spv", base, r->index)
+  char *spv_path = base ? lw_xasprintf("%s.%s%zu.spv", base, unit, r->index)
                         : NULL;
-  char *kernels = lw__kernel_list(&t->split.g[r->index].kernels, 8);
+  char *kernels = lw__kernel_list(e->parts ? &e->parts->kernels[r->index]
+                                           : &t->split.g[r->index].kernels,
+                                  8);
   struct lw_diag wd = {0};
   int kept = bc_path && spv_path &&
              !lw_write_file(bc_path, r->part[BITCODE], r->size[BITCODE],
@@ -270,7 +277,7 @@ static int round_of(struct emission *e, enum lw__emit_where where,
     d->code = 0;
     d->msg[0] = 0;
     for (size_t k = 0; k < e->n; k++) {
-      struct emission one = {t, e->idx + k, 1, failed, 0, NULL};
+      struct emission one = {t, e->parts, e->idx + k, 1, failed, 0, NULL};
       if ((rc = round_of(&one, LW__EMIT_CHILD, deliver, ctx, next, nnext,
                          failed, d)))
         break;
@@ -299,7 +306,7 @@ static int round_of(struct emission *e, enum lw__emit_where where,
                 (const char *)r.part[WHY]);
       rc = deliver(ctx, r.index, NULL, 0, d);
     } else if (r.fresh && (failed[r.index] || here)) {
-      rc = report(t, &r, !here, d);
+      rc = report(e, &r, !here, d);
     } else {
       failed[r.index] |= (unsigned char)r.fresh;
       next[(*nnext)++] = r.index;
@@ -315,20 +322,21 @@ static int round_of(struct emission *e, enum lw__emit_where where,
   return rc;
 }
 
-int lw__sycl_emit(struct target *t, size_t first, size_t end,
-                  enum lw__emit_where where, lw__deliver_fn deliver,
-                  void *ctx, struct lw_diag *d) {
-  size_t n = end - first;
+int lw__sycl_emit(struct target *t, const struct dl_parts *parts,
+                  size_t first, size_t end, enum lw__emit_where where,
+                  lw__deliver_fn deliver, void *ctx, struct lw_diag *d) {
+  size_t n = end - first, units = parts ? parts->n : t->split.n;
   size_t *todo = calloc(2 * n, sizeof *todo);
   /* failed[] by module index: the one array the children read */
-  unsigned char *failed = calloc(t->split.n ? t->split.n : 1, 1);
+  unsigned char *failed = calloc(units ? units : 1, 1);
   int rc = todo && failed ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
   for (size_t k = 0; k < n; k++)
     todo[k] = first + k;
   size_t *cur = todo, *next = todo + n;
   while (!rc && n) {
     size_t nnext = 0;
-    struct emission e = {t, cur, n, failed, where != LW__EMIT_CHILD, NULL};
+    struct emission e = {t,      parts, cur, n, failed, where != LW__EMIT_CHILD,
+                         NULL};
     if (where == LW__EMIT_HANDBACK &&
         !(e.kept = calloc(n, sizeof *e.kept)))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
