@@ -274,3 +274,13 @@ int dl__reachable(LLVMValueRef const *roots, size_t nroots, int dynamic,
   free(cs.v);
   return rc;
 }
+
+size_t dl__instructions(LLVMValueRef f) {
+  size_t n = 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
+       b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;
+         in = LLVMGetNextInstruction(in))
+      n++;
+  return n;
+}

@@ -78,6 +78,9 @@ int dl__fns_of(const struct dl__set *s, const struct dl__order *o,
 int dl__each_global(LLVMModuleRef m, int (*fn)(LLVMValueRef g, void *ctx),
                     void *ctx);
 
+/* How many instructions function `f` has. */
+size_t dl__instructions(LLVMValueRef f);
+
 /* Adds to `out` the roots and every global value and constant they reach
  * (through function bodies, initialisers and aliasees), but not through
  * the code of other images (imports.c): virtual functions, and with
@@ -262,6 +265,8 @@ int dl__drop_property_annotations(LLVMModuleRef m);
 
 /* Renumbers a SPIR-V module's ids in order of first appearance, in place. */
 int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
+/* Is an operand of this type (spv_operand_type_t) an id? */
+int dl__spirv_is_id(int operand_type);
 /* The module from spv->data + at on: integer OpConstantNull made OpConstant
  * 0 (spirv.c). */
 int dl__spirv_int_nulls(struct lw_buf *spv, size_t at, struct lw_diag *d);

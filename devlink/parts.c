@@ -53,17 +53,6 @@ static const char *uncuttable(LLVMModuleRef m) {
   return NULL;
 }
 
-/* Instructions of function f. */
-static size_t instructions(LLVMValueRef f) {
-  size_t n = 0;
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
-       b = LLVMGetNextBasicBlock(b))
-    for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;
-         in = LLVMGetNextInstruction(in))
-      n++;
-  return n;
-}
-
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -95,7 +84,7 @@ static int cut(LLVMModuleRef m, size_t nparts, size_t target,
       if (added < 0)
         rc = -1;
       else if (added)
-        cost += instructions(v);
+        cost += dl__instructions(v);
     }
     dl__set_free(&reach);
     if (!rc)

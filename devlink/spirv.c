@@ -61,7 +61,7 @@ static spv_result_t on_header(void *ud, spv_endianness_t e, uint32_t magic,
   return SPV_SUCCESS;
 }
 
-static int is_id(spv_operand_type_t t) {
+int dl__spirv_is_id(int t) {
   return t == SPV_OPERAND_TYPE_ID || t == SPV_OPERAND_TYPE_TYPE_ID ||
          t == SPV_OPERAND_TYPE_RESULT_ID ||
          t == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID ||
@@ -73,7 +73,7 @@ static spv_result_t on_instruction(void *ud,
   struct remap *r = ud;
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
-    if (!is_id(op->type))
+    if (!dl__spirv_is_id(op->type))
       continue;
     uint32_t *w = &r->words[r->pos + op->offset];
     if (*w >= r->bound) {
@@ -276,7 +276,7 @@ static spv_result_t relabel_instruction(void *ud,
     r->fn++, r->inside = 1;
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
-    if (!is_id(op->type))
+    if (!dl__spirv_is_id(op->type))
       continue;
     uint32_t id = in->words[op->offset];
     if (op->type == SPV_OPERAND_TYPE_RESULT_ID) {
@@ -534,7 +534,7 @@ static spv_result_t fptr_instruction(void *ud,
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
     uint32_t *id = &o[op->offset];
-    if (is_id(op->type) && *id < bound && z->map[*id])
+    if (dl__spirv_is_id(op->type) && *id < bound && z->map[*id])
       *id = z->map[*id];
   }
   return SPV_SUCCESS;
@@ -622,7 +622,7 @@ static spv_result_t ids_instruction(void *ud,
   int name = in->opcode == 5 /* OpName */ || in->opcode == 6 /* OpMemberName */;
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
-    if (!is_id(op->type))
+    if (!dl__spirv_is_id(op->type))
       continue;
     uint32_t id = in->words[op->offset];
     int def = op->type == SPV_OPERAND_TYPE_RESULT_ID;

@@ -153,13 +153,6 @@ static spv_result_t on_header(void *ud, spv_endianness_t e, uint32_t magic,
   return SPV_SUCCESS;
 }
 
-static int is_id(spv_operand_type_t t) {
-  return t == SPV_OPERAND_TYPE_ID || t == SPV_OPERAND_TYPE_TYPE_ID ||
-         t == SPV_OPERAND_TYPE_RESULT_ID ||
-         t == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID ||
-         t == SPV_OPERAND_TYPE_SCOPE_ID;
-}
-
 static spv_result_t on_instruction(void *ud,
                                    const spv_parsed_instruction_t *in) {
   struct part *p = ud;
@@ -175,7 +168,7 @@ static spv_result_t on_instruction(void *ud,
                      in->opcode, 0};
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
-    if (!is_id(op->type))
+    if (!dl__spirv_is_id(op->type))
       continue;
     if (op->type == SPV_OPERAND_TYPE_RESULT_ID)
       i->result = op->offset;

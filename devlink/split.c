@@ -46,13 +46,8 @@ static size_t instructions(const struct dl__set *reach) {
   size_t n = 0;
   for (size_t i = 0; i < reach->cap; i++) {
     LLVMValueRef f = reach->v[i];
-    if (!f || !LLVMIsAFunction(f))
-      continue;
-    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b;
-         b = LLVMGetNextBasicBlock(b))
-      for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;
-           in = LLVMGetNextInstruction(in))
-        n++;
+    if (f && LLVMIsAFunction(f))
+      n += dl__instructions(f);
   }
   return n;
 }
