@@ -12,7 +12,9 @@
  * others declare the variables among them, so that there is one of each
  * when spirvmerge.c joins the parts' SPIR-V into one module. The parts are
  * fixed by the module alone (not by the job count): the merged module is
- * the same, byte for byte, however many processes emitted it.
+ * the same, byte for byte, however many processes emitted it. The split's
+ * only module, or one of several (built here from its batch's bitcode,
+ * which the split keeps for the others).
  *
  * Not cut: modules whose meaning could change when a function or a
  * variable is copied - a mutable variable of global memory that is not
@@ -121,20 +123,25 @@ int dl_parts_make(struct dl_split *s, size_t i, size_t part_cost,
     nparts = g->kernels.n;
   if (nparts < 2)
     return 0;
-  if (s->n != 1 || !s->whole)
-    *why = "the split made more than one module";
-  else if (g->vf_set || g->esimd || g->esimd_part || g->exports.n)
+  if (g->vf_set || g->esimd || g->esimd_part || g->exports.n)
     *why = "virtual functions, ESIMD code or exported functions";
-  else
+  else if (s->whole)
     *why = uncuttable(s->whole->mod);
   if (*why)
     return 0;
+  /* The split's only module is taken from it; another is built from its
+   * batch's bitcode, which stays. */
+  int taken = s->whole != NULL;
   struct dl_module *m = NULL;
   int rc = dl_split_module(s, i, &m, d);
   if (rc)
     return rc;
-  if ((*why = uncuttable(m->mod))) /* lowering took an address: */
-    nparts = 1;                       /* one part, the whole module */
+  if ((*why = uncuttable(m->mod)) && !taken) {
+    dl_module_free(m);
+    return 0;
+  }
+  if (*why) /* lowering took an address: one part, the whole module */
+    nparts = 1;
   out->keep = calloc(nparts, sizeof *out->keep);
   out->kernels = calloc(nparts, sizeof *out->kernels);
   out->n = 1;

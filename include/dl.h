@@ -306,7 +306,9 @@ struct dl_parts {
 /* Cuts group i's module into parts of about `part_cost` instructions (at
  * most `max_parts`), for dl_parts_module, when it is big enough and may be
  * cut (else out->n is 0 and *why, when not NULL, says why not); the group
- * is then built (dl_split_module) and gone from the split. */
+ * is then built (dl_split_module): the split's only module is gone from
+ * it (one part, the whole module, when it is found uncuttable only then).
+ * One thread at a time, as dl_split_module. */
 int dl_parts_make(struct dl_split *s, size_t i, size_t part_cost,
                   size_t max_parts, struct dl_parts *out, const char **why,
                   struct lw_diag *d);

@@ -234,10 +234,10 @@ static const struct opt table[] = {
      "module is checked and an invalid one made again by a process of its "
      "own"},
     {"--sycl-part-size=", JOINED, O_PART_SIZE, 0,
-     "<n>: a link's one SYCL module of at least 2 x <n> instructions "
-     "emitted in parts of about <n> (at most 16) by processes at once, "
-     "then merged into one module; the same module whatever the job "
-     "count (default 10000; 0: always whole)"},
+     "<n>: a SYCL module of at least 2 x <n> instructions that holds an "
+     "eighth of the link's code or more emitted in parts of about <n> (at "
+     "most 16) by processes at once, then merged into one module; the same "
+     "module whatever the job count (default 10000; 0: always whole)"},
     {"--spirv-check=", JOINED, O_SPIRV_CHECK, 0,
      "ids|full: check each SPIR-V module's ids (each defined once, below "
      "the bound; the default), or validate it as spirv-val does"},

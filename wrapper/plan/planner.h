@@ -31,6 +31,13 @@
 
 struct target;
 struct sycl_pool;
+
+/* A SYCL module emitted in parts (sycl_parts.c). */
+struct sycl_parted {
+  size_t index;          /* the module's */
+  struct dl_parts parts;
+  struct lw_buf *spv;    /* each part's SPIR-V, once made */
+};
 struct native_module;
 
 /* A native SPIR-V input of SYCL targets (sycl_spirv.c): an image of image
@@ -99,8 +106,8 @@ struct target {
   struct sycl_module *modules;
   size_t nmodules;
   int workers;            /* forked processes emitting the modules, or 0 */
-  struct dl_parts parts;  /* its one module cut into parts (n 0: not) */
-  struct lw_buf *part_spv; /* each part's SPIR-V, once made */
+  struct sycl_parted *parted; /* its modules emitted in parts */
+  size_t nparted;
   struct sycl_pool *pool; /* what they share (sycl.c) */
   size_t cost;            /* instructions in all modules */
   struct sycl_out *outs;  /* what the modules become, in order */
@@ -215,8 +222,13 @@ int lw__spv_link(struct lw_graph *g, struct sycl_module *m, lw__module_fn then,
 
 /* ---- sycl_parts.c: one module emitted in parts ---------------------------- */
 
-/* The jobs that emit the parts of t's module 0 (t->parts) and merge them;
- * `then` gets the merged module. */
+/* Cuts the target's big modules into parts (t->parted), as the cost model
+ * decides: in the link job, before any worker forks. */
+int lw__sycl_cut(struct target *t, struct lw_diag *d);
+/* Module i of t if it is emitted in parts, else NULL. */
+const struct sycl_parted *lw__sycl_parted(const struct target *t, size_t i);
+/* The jobs that emit the parts of each module in t->parted and merge them;
+ * `then` gets each merged module. */
 int lw__sycl_parts(struct lw_graph *g, struct target *t, lw__module_fn then,
                    struct lw_diag *d);
 void lw__sycl_parts_free(struct target *t);

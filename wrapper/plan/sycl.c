@@ -299,21 +299,29 @@ static int worker_run(struct lw_job *j, struct lw_buf *out,
     while (end < s->n && dl_split_batch(s, end) == b)
       end++;
     p->page->at[w->k] = first;
-    if (iso == LW_EMIT_WORKER) {
-      rc = lw__sycl_emit(t, NULL, first, end, LW__EMIT_HANDBACK, to_main, &tp, d);
-      if (s->batch) /* its memory serves the next batch */
-        lw_buf_free(&s->batch[b]);
-      continue;
-    }
     /* The batch's child makes the batch's bitcode (what that leaves
      * behind would cost each later child a copy-on-write fault per page:
      * 0.25 s of system time on the 4,000-kernel program); one child per
      * module shares the worker's. */
     if (alone)
       rc = dl_split_make_batch(s, b, d);
-    for (size_t i = first; !rc && i < end; i = alone ? i + 1 : end)
-      rc = lw__sycl_emit(t, NULL, i, alone ? i + 1 : end, LW__EMIT_CHILD, to_main,
-                         &tp, d);
+    /* Each run of the batch's modules that are not emitted in parts */
+    for (size_t i = first, e; !rc && i < end; i = e) {
+      for (e = i; e < end && !lw__sycl_parted(t, e); e++)
+        ;
+      if (e == i) {
+        e++;
+        continue;
+      }
+      if (iso == LW_EMIT_WORKER)
+        rc = lw__sycl_emit(t, NULL, i, e, LW__EMIT_HANDBACK, to_main, &tp, d);
+      for (size_t u = i; iso != LW_EMIT_WORKER && !rc && u < e;
+           u = alone ? u + 1 : e)
+        rc = lw__sycl_emit(t, NULL, u, alone ? u + 1 : e, LW__EMIT_CHILD,
+                           to_main, &tp, d);
+    }
+    if (iso == LW_EMIT_WORKER && s->batch) /* it serves the next batch */
+      lw_buf_free(&s->batch[b]);
   }
   return rc;
 }
@@ -386,7 +394,7 @@ static int take_made(struct lw_graph *g, struct lw_job *j,
 
 static int all_made(const struct sycl_pool *p, struct lw_diag *d) {
   const struct target *t = p->t;
-  return p->delivered == t->split.n
+  return p->delivered + t->nparted == t->split.n
              ? 0
              : lw_error(d, LW_EFORMAT,
                         "the workers made %zu of %zu modules of %s",
@@ -577,16 +585,6 @@ static void free_plan(struct lw_plan *p) {
  * The output is the same either way. */
 enum { FORK_MIN_INSTRUCTIONS = 3000 };
 
-/* A link's one module of two parts' worth of instructions or more
- * (--sycl-part-size=) is emitted in parts (sycl_parts.c), at most
- * MAX_PARTS. The default part, 10,000 instructions: on 2 cores the
- * one-unit program of 2,000 kernels (137,000 instructions) links in
- * 1.28-1.56 s in 13 parts, 1.43-1.52 s in 16, 1.39-1.49 s in 6,
- * 1.75-2.09 s in 3 and 2.36-2.75 s whole; at -j1 in 13 parts 2.18-2.38 s
- * against 2.29-2.50 s whole (the back end's time grows faster than the
- * module); its process's peak 110 MiB against 350 MiB. */
-enum { MAX_PARTS = 16 };
-
 static int decide_workers(struct target *t) {
   const struct lw_options *o = t->plan->o;
   const struct dl_split *s = &t->split;
@@ -666,14 +664,8 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
                     t->split.g[g].kernels.v[0]);
   if (!rc)
     t->workers = decide_workers(t);
-  if (!rc && !p->o->dry_run && !p->o->llvm_spirv && t->split.n == 1) {
-    const char *why = NULL;
-    rc = dl_parts_make(&t->split, 0, (size_t)p->o->part_size, MAX_PARTS,
-                       &t->parts, &why, d);
-    if (!rc && why && p->o->verbose)
-      fprintf(stderr, "fatlink: module 0 of %s emitted whole: %s\n",
-              t->triple, why);
-  }
+  if (!rc)
+    rc = lw__sycl_cut(t, d);
   return rc;
 }
 
@@ -714,8 +706,8 @@ static int add_workers(struct lw_graph *g, struct target *t,
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   p->page = page;
-  for (size_t i = 0; i < s->n; i++)
-    cost[dl_split_batch(s, i)] += s->g[i].cost + 1;
+  for (size_t i = 0; i < s->n; i++) /* (a module in parts: not theirs) */
+    cost[dl_split_batch(s, i)] += lw__sycl_parted(t, i) ? 0 : s->g[i].cost + 1;
   for (size_t b = 0; b < nb; b++)
     p->order[b] = b;
   qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
@@ -786,14 +778,14 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
   }
   if (rc || !n)
     return rc;
-  if (emit_here(t) || t->parts.n)
+  if (emit_here(t) || t->nparted == n)
     t->workers = 0;
   if (t->plan->o->verbose && !t->plan->o->dry_run)
     fprintf(stderr,
             "fatlink: %zu module(s) of %s in %zu batch(es), %zu instructions: "
-            "%s\n",
+            "%s%s\n",
             n, t->triple, t->split.nbatches, t->cost,
-            t->parts.n ? "emitted in parts, each by a process of its own"
+            t->nparted == n ? "emitted in parts, each by a process of its own"
             : !t->workers ? (t->plan->o->llvm_spirv
                                ? "bitcode for llvm-spirv, in process"
                                : "the link's only module, emitted in process")
@@ -801,15 +793,18 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
                 ? "each module emitted by a process of its own"
             : t->plan->o->emit_isolation == LW_EMIT_BATCH
                 ? "each batch emitted by a process of its own"
-                : "emitted by the workers");
-  if (t->parts.n)
-    return lw__sycl_parts(g, t, emitted, d);
+                : "emitted by the workers",
+            t->nparted && t->nparted < n ? ", the biggest in parts" : "");
+  if ((rc = lw__sycl_parts(g, t, emitted, d)))
+    return rc;
   if (t->workers)
     return add_workers(g, t, d);
   /* In process: the one module, or each module's bitcode for llvm-spirv,
    * in order. */
   struct lw_job *prev = NULL;
   for (size_t i = 0; !rc && i < n; i++) {
+    if (lw__sycl_parted(t, i))
+      continue;
     struct lw_job *mj = lw_graph_add(g, &module_kind, &t->modules[i], &prev,
                                      prev ? 1 : 0);
     if (!mj || lw_graph_add_dep(g, t->plan->wrap, mj))
