@@ -187,7 +187,7 @@ static uint32_t result_of(const struct part *p, const struct inst *i) {
   return i->result ? words(p, i)[i->result] : 0;
 }
 
-/* ---- the table of kept instructions ---------------------------------------- */
+/* ---- the table of kept instructions -------------------------------------- */
 
 static struct entry *find(struct table *t, const void *key, size_t len,
                           uint64_t h) {
@@ -235,7 +235,7 @@ static void table_free(struct table *t) {
   lw_buf_free(&t->keys);
 }
 
-/* ---- ids --------------------------------------------------------------------- */
+/* ---- ids ----------------------------------------------------------------- */
 
 /* The new id of part p's `old`, given now if it has none yet. */
 static uint32_t rename_id(struct merge *m, struct part *p, uint32_t old) {
@@ -266,7 +266,7 @@ static int emit(struct merge *m, struct part *p, const struct inst *i,
   return renamed(m, p, i, 0, &m->out[section]);
 }
 
-/* ---- decorations ------------------------------------------------------------ */
+/* ---- decorations --------------------------------------------------------- */
 
 static int is_decoration(uint16_t op) {
   return op == OP_DECORATE || op == OP_MEMBER_DECORATE ||

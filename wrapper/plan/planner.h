@@ -220,7 +220,7 @@ typedef int (*lw__module_fn)(struct lw_graph *g, struct sycl_module *m,
 int lw__spv_link(struct lw_graph *g, struct sycl_module *m, lw__module_fn then,
                  struct lw_diag *d);
 
-/* ---- sycl_parts.c: one module emitted in parts ---------------------------- */
+/* ---- sycl_parts.c: modules emitted in parts ------------------------------ */
 
 /* Cuts the target's big modules into parts (t->parted), as the cost model
  * decides: in the link job, before any worker forks. */

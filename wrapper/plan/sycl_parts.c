@@ -143,9 +143,13 @@ static int merge_run(struct lw_job *j, struct lw_diag *d) {
 
 static int merge_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
   struct part_job *mj = j->data;
+  struct sycl_module *m = &mj->t->modules[mj->pd->index];
   for (size_t k = 0; k < mj->pd->parts.n; k++)
     lw_buf_free(&mj->pd->spv[k]);
-  return mj->then(g, &mj->t->modules[mj->pd->index], d);
+  int rc = mj->t->plan->o->save_temps
+               ? lw_tmp_create("sycl-spirv64", "spv", &m->spv, d)
+               : 0;
+  return rc ? rc : mj->then(g, m, d);
 }
 
 static const struct lw_job_kind merge_kind = {
