@@ -21,15 +21,18 @@
  *     execution modes in part order (the parts' kernels are consecutive in
  *     the module, so the entry points keep its order);
  *   - debug names, strings and decorations of what was kept.
- * Ids are numbered anew (the caller makes them canonical, then checks the
- * module). An instruction this does not know how to merge (decoration
+ * Ids are numbered anew, in that order: the merged module is the same
+ * whatever order the parts were emitted in (the caller checks it). The
+ * parts are read on up to `threads` threads. An instruction this does not know how to merge (decoration
  * groups) is refused: LW_ENOTSUP. */
 #include "internal.h"
 
 /* libspirv.h defines this constant (not static): spirv.c holds the one
  * definition under its own name. */
 #define kDefaultMaxIdBound dl__merge_max_id_bound
+#include <pthread.h>
 #include <spirv-tools/libspirv.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -95,6 +98,8 @@ struct part {
   size_t ndecs;
   size_t pos;             /* parse: word offset of the next instruction */
   int nomem;
+  int rc;                 /* its parse: 0, -1 (memory) or -2 (refused) */
+  const char *why;        /* refused: what */
 };
 
 /* Instructions kept once: a key (words) and the new id it was given. */
@@ -276,7 +281,7 @@ static int is_decoration(uint16_t op) {
 
 /* Links each decoration to its target; the linkage decorations' names to
  * their new ids (exports first: every part's, before any import). */
-static int index_decorations(struct merge *m, struct part *p) {
+static int index_decorations(struct part *p) {
   if (!(p->dec_first = calloc(p->bound, sizeof *p->dec_first)) ||
       !(p->dec_next = calloc(p->n ? p->n : 1, sizeof *p->dec_next)) ||
       !(p->decs = calloc(p->n ? p->n : 1, sizeof *p->decs)))
@@ -289,14 +294,14 @@ static int index_decorations(struct merge *m, struct part *p) {
     if (i->op == OP_DECORATION_GROUP || i->op == OP_GROUP_DECORATE ||
         i->op == OP_GROUP_MEMBER_DECORATE) {
       free(last);
-      return m->why = "a decoration group", -2;
+      return p->why = "a decoration group", -2;
     }
     if (!is_decoration(i->op) || i->nwords < 3)
       continue;
     uint32_t target = words(p, i)[1];
     if (target >= p->bound) {
       free(last);
-      return m->why = "a decoration of an id past the bound", -2;
+      return p->why = "a decoration of an id past the bound", -2;
     }
     size_t d = p->ndecs++;
     p->decs[d] = (uint32_t)k;
@@ -562,15 +567,46 @@ static void part_free(struct part *p) {
   free(p->decs);
 }
 
-int dl_spirv_merge(const struct lw_buf *parts, size_t n, struct lw_buf *out,
-                   struct lw_diag *d) {
-  struct merge m = {.n = n, .next = 1};
+/* Parts for the threads to read, each with a parser of its own. */
+struct reading {
+  struct part *p;
+  const struct lw_buf *parts;
+  size_t n;
+  _Atomic size_t next;
+};
+
+static void *read_parts(void *arg) {
+  struct reading *r = arg;
   spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
-  int rc = ctx && (m.p = calloc(n ? n : 1, sizeof *m.p)) ? 0 : -1;
+  for (size_t k; (k = atomic_fetch_add(&r->next, 1)) < r->n;) {
+    struct part *p = &r->p[k];
+    p->rc = !ctx ? -1 : parse(p, &r->parts[k], ctx);
+    if (!p->rc)
+      p->rc = index_decorations(p);
+  }
+  spvContextDestroy(ctx);
+  return NULL;
+}
+
+enum { MAX_THREADS = 16 };
+
+int dl_spirv_merge(const struct lw_buf *parts, size_t n, int threads,
+                   struct lw_buf *out, struct lw_diag *d) {
+  struct merge m = {.n = n, .next = 1};
+  int rc = (m.p = calloc(n ? n : 1, sizeof *m.p)) ? 0 : -1;
+  struct reading r = {m.p, parts, rc ? 0 : n, 0};
+  pthread_t t[MAX_THREADS];
+  int started = 0;
+  for (int k = 1; k < threads && (size_t)k < r.n && k < MAX_THREADS; k++)
+    if (pthread_create(&t[started], NULL, read_parts, &r) == 0)
+      started++;
+  read_parts(&r);
+  for (int k = 0; k < started; k++)
+    pthread_join(t[k], NULL);
   for (size_t k = 0; !rc && k < n; k++) {
     const uint32_t *w = (const uint32_t *)(const void *)parts[k].data;
-    if (!(rc = parse(&m.p[k], &parts[k], ctx)))
-      rc = index_decorations(&m, &m.p[k]);
+    rc = m.p[k].rc;
+    m.why = m.p[k].why;
     if (!rc && w[1] > m.version)
       m.version = w[1];
     if (!rc && !k)
@@ -596,10 +632,6 @@ int dl_spirv_merge(const struct lw_buf *parts, size_t n, struct lw_buf *out,
     rc = lw_error(d, m.why ? LW_ENOTSUP : LW_EBADOUT,
                   "cannot merge the SPIR-V of %zu parts of a module: %s", n,
                   m.why ? m.why : "a part is not SPIR-V");
-  if (!rc) {
-    struct lw_buf spv = {out->data + before, out->len - before, 0};
-    rc = dl__spirv_canonical_ids(&spv, d);
-  }
   if (rc)
     out->len = before;
   for (size_t k = 0; m.p && k < n; k++)
@@ -611,6 +643,5 @@ int dl_spirv_merge(const struct lw_buf *parts, size_t n, struct lw_buf *out,
   table_free(&m.once);
   table_free(&m.linked);
   lw_buf_free(&m.scratch);
-  spvContextDestroy(ctx);
   return rc;
 }

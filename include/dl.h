@@ -67,10 +67,11 @@ int dl_spirv_validate(const unsigned char *spv, size_t n, struct lw_diag *d);
 
 /* One SPIR-V module from the parts of one module, each emitted by
  * LLVM's back end from a share of its kernels (dl_parts_module),
- * appended to `out` with canonical ids (spirvmerge.c says how).
+ * appended to `out` (spirvmerge.c says how), the parts read on up to
+ * `threads` threads; the module is the same whatever `threads` is.
  * LW_ENOTSUP: the parts hold what the merge cannot join. */
-int dl_spirv_merge(const struct lw_buf *parts, size_t n, struct lw_buf *out,
-                   struct lw_diag *d);
+int dl_spirv_merge(const struct lw_buf *parts, size_t n, int threads,
+                   struct lw_buf *out, struct lw_diag *d);
 
 /* What a SPIR-V module gives and takes by name (linkage.c): the names it
  * exports (LinkageAttributes Export or LinkOnceODR), those it imports, and

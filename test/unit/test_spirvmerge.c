@@ -141,7 +141,7 @@ int main(void) {
     CHECK(valid(&parts[k]));
 
   /* Three parts: one module, valid, with their kernels in order. */
-  CHECK(dl_spirv_merge(parts, 3, &out, &d) == 0);
+  CHECK(dl_spirv_merge(parts, 3, 2, &out, &d) == 0);
   CHECK(valid(&out));
   entries(&out, names, sizeof names);
   CHECK(strcmp(names, "k0 k1 k2") == 0);
@@ -166,13 +166,13 @@ int main(void) {
   CHECK(count_where(&out, 71, 2, 1 /* SpecId */) == 3);
   /* The same parts, the same module. */
   struct lw_buf again = {0};
-  CHECK(dl_spirv_merge(parts, 3, &again, &d) == 0);
+  CHECK(dl_spirv_merge(parts, 3, 2, &again, &d) == 0);
   CHECK(again.len == out.len && memcmp(again.data, out.data, out.len) == 0);
   lw_buf_free(&again);
 
   /* One part: itself, ids renumbered. */
   out.len = 0;
-  CHECK(dl_spirv_merge(parts, 1, &out, &d) == 0);
+  CHECK(dl_spirv_merge(parts, 1, 2, &out, &d) == 0);
   CHECK(valid(&out));
   CHECK(out.len == parts[0].len);
 
@@ -181,7 +181,7 @@ int main(void) {
   CHECK(make_part("k0", 1, 4, part_text, &twice[0]) == 0);
   CHECK(make_part("k1", 1, 4, part_text, &twice[1]) == 0);
   out.len = 0;
-  CHECK(dl_spirv_merge(twice, 2, &out, &d) == LW_ENOTSUP);
+  CHECK(dl_spirv_merge(twice, 2, 2, &out, &d) == LW_ENOTSUP);
   CHECK(strstr(d.msg, "exported by two parts") != NULL);
   CHECK(out.len == 0);
 
@@ -201,19 +201,19 @@ int main(void) {
   out.len = 0;
   memset(&d, 0, sizeof d);
   struct lw_buf pair[2] = {parts[0], twice[1]};
-  CHECK(dl_spirv_merge(pair, 2, &out, &d) == LW_ENOTSUP);
+  CHECK(dl_spirv_merge(pair, 2, 2, &out, &d) == LW_ENOTSUP);
   CHECK(strstr(d.msg, "memory models") != NULL);
   CHECK(assemble(group, &twice[1]) == 0);
   pair[1] = twice[1];
   memset(&d, 0, sizeof d);
-  CHECK(dl_spirv_merge(pair, 2, &out, &d) == LW_ENOTSUP);
+  CHECK(dl_spirv_merge(pair, 2, 2, &out, &d) == LW_ENOTSUP);
   CHECK(strstr(d.msg, "decoration group") != NULL);
 
   /* Not SPIR-V. */
   static const unsigned char junk[24] = "not a SPIR-V module...";
   pair[1] = (struct lw_buf){(unsigned char *)junk, sizeof junk, 0};
   memset(&d, 0, sizeof d);
-  CHECK(dl_spirv_merge(pair, 2, &out, &d) == LW_EBADOUT);
+  CHECK(dl_spirv_merge(pair, 2, 2, &out, &d) == LW_EBADOUT);
   CHECK(out.len == 0);
 
   lw_buf_free(&twice[0]);

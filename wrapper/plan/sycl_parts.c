@@ -127,7 +127,8 @@ static int merge_run(struct lw_job *j, struct lw_diag *d) {
   struct target *t = mj->t;
   struct sycl_parted *pd = mj->pd;
   struct sycl_module *m = &t->modules[pd->index];
-  int rc = dl_spirv_merge(pd->spv, pd->parts.n, &m->image, d);
+  int rc = dl_spirv_merge(pd->spv, pd->parts.n, t->plan->o->jobs, &m->image,
+                          d);
   if (rc)
     return rc;
   struct lw_diag vd = {0};
