@@ -176,6 +176,58 @@ int main(void) {
   CHECK(valid(&out));
   CHECK(out.len == parts[0].len);
 
+  /* A function one part exports and another imports: the import's
+   * declaration goes, its calls call the export. */
+  static const char *const fn_text =
+      "OpCapability Addresses\n"
+      "OpCapability Linkage\n"
+      "OpCapability Kernel\n"
+      "OpMemoryModel Physical64 OpenCL\n"
+      "OpEntryPoint Kernel %k \"NAME\"\n"
+      "OpDecorate %helper LinkageAttributes \"helper\" LINK\n"
+      "%void = OpTypeVoid\n"
+      "%int = OpTypeInt 32 0\n"
+      "%c1 = OpConstant %int 1\n"
+      "%fn = OpTypeFunction %void\n"
+      "%hfn = OpTypeFunction %int %int\n"
+      "BODY"
+      "%k = OpFunction %void None %fn\n"
+      "%entry = OpLabel\n"
+      "%r = OpFunctionCall %int %helper %c1\n"
+      "OpReturn\n"
+      "OpFunctionEnd\n";
+  static const char *const def =
+      "%helper = OpFunction %int None %hfn\n"
+      "%x = OpFunctionParameter %int\n"
+      "%hb = OpLabel\n"
+      "%y = OpIAdd %int %x %c1\n"
+      "OpReturnValue %y\n"
+      "OpFunctionEnd\n";
+  static const char *const decl =
+      "%helper = OpFunction %int None %hfn\n"
+      "%x = OpFunctionParameter %int\n"
+      "OpFunctionEnd\n";
+  struct lw_buf fparts[2] = {{0}};
+  for (int k = 0; k < 2; k++) {
+    char text[2048];
+    const char *body = strstr(fn_text, "BODY");
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(body - fn_text), fn_text,
+             k ? decl : def, body + 4);
+    CHECK(make_part(k ? "f1" : "f0", !k, 4, text, &fparts[k]) == 0);
+    CHECK(valid(&fparts[k]));
+  }
+  out.len = 0;
+  memset(&d, 0, sizeof d);
+  CHECK(dl_spirv_merge(fparts, 2, 2, &out, &d) == 0);
+  CHECK(valid(&out));
+  entries(&out, names, sizeof names);
+  CHECK(strcmp(names, "f0 f1") == 0);
+  CHECK(count(&out, 54 /* OpFunction */) == 3);
+  CHECK(count_where(&out, 71, 2, 41 /* Linkage */) == 1);
+  CHECK(count(&out, 57 /* OpFunctionCall */) == 2);
+  lw_buf_free(&fparts[0]);
+  lw_buf_free(&fparts[1]);
+
   /* Two parts exporting one name: refused. */
   struct lw_buf twice[2] = {{0}};
   CHECK(make_part("k0", 1, 4, part_text, &twice[0]) == 0);
