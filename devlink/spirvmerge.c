@@ -13,17 +13,17 @@
  *   - types, constants and variables: each part's in its order, an
  *     instruction equal to one already kept (same opcode, same operands
  *     once renamed, same decorations) becomes that one, as a module made
- *     whole would have it once - but a variable only when it is an input
- *     (a built-in) or constant, and never an id named by an entry point's
- *     linkage: an import becomes the export of its name (or the first
- *     import of it), its declaration dropped;
+ *     whole would have it once - a variable only when it is an input (a
+ *     built-in) or constant; an id with a linkage name is never merged so:
+ *     an import becomes the export of its name (or the first import of
+ *     it), its declaration dropped;
  *   - functions: every part's, declarations first; entry points and
  *     execution modes in part order (the parts' kernels are consecutive in
  *     the module, so the entry points keep its order);
  *   - debug names, strings and decorations of what was kept.
- * Ids are numbered anew, in that order: the merged module is the same
- * whatever order the parts were emitted in (the caller checks it). The
- * parts are read on up to `threads` threads. An instruction this does not know how to merge (decoration
+ * Ids are numbered anew in that order, so the merged module depends on the
+ * parts alone (the caller checks it). The parts are read on up to
+ * `threads` threads. What this does not know how to merge (decoration
  * groups) is refused: LW_ENOTSUP. */
 #include "internal.h"
 
@@ -279,8 +279,7 @@ static int is_decoration(uint16_t op) {
          op == OP_MEMBER_DECORATE_STRING;
 }
 
-/* Links each decoration to its target; the linkage decorations' names to
- * their new ids (exports first: every part's, before any import). */
+/* Links each decoration to its target (a part's, on its reading thread). */
 static int index_decorations(struct part *p) {
   if (!(p->dec_first = calloc(p->bound, sizeof *p->dec_first)) ||
       !(p->dec_next = calloc(p->n ? p->n : 1, sizeof *p->dec_next)) ||
