@@ -27,18 +27,13 @@ static int used(LLVMValueRef v, int depth) {
   return 0;
 }
 
-static int local(LLVMValueRef g) {
-  LLVMLinkage l = LLVMGetLinkage(g);
-  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
-}
-
 void dl__drop_unused(LLVMModuleRef m) {
   for (int changed = 1; changed;) {
     changed = 0;
     LLVMValueRef next;
     for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = next) {
       next = LLVMGetNextFunction(f);
-      if (local(f) && !used(f, 0)) {
+      if (dl__is_local(f) && !used(f, 0)) {
         LLVMReplaceAllUsesWith(f, LLVMGetPoison(LLVMTypeOf(f)));
         LLVMDeleteFunction(f);
         changed = 1;
@@ -46,7 +41,7 @@ void dl__drop_unused(LLVMModuleRef m) {
     }
     for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = next) {
       next = LLVMGetNextGlobal(g);
-      if (local(g) && !used(g, 0)) {
+      if (dl__is_local(g) && !used(g, 0)) {
         LLVMReplaceAllUsesWith(g, LLVMGetPoison(LLVMTypeOf(g)));
         LLVMDeleteGlobal(g);
         changed = 1;

@@ -105,6 +105,8 @@ const char *dl__md_string(LLVMValueRef f, const char *kind, unsigned *len);
  * the context), or NULL when `f` has none. */
 const char *dl__fn_attr(LLVMValueRef f, const char *name, unsigned *len);
 
+/* Has `v` internal or private linkage (seen by its module alone)? */
+int dl__is_local(LLVMValueRef v);
 /* Is `f` a kernel (a definition with the SPIR kernel calling convention)? */
 int dl__is_kernel(LLVMValueRef f);
 /* Is `f` explicit SIMD (ESIMD) code: DPC++'s !sycl_explicit_simd? */

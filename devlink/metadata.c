@@ -91,11 +91,15 @@ int dl__is_sycl_external(LLVMValueRef f) {
          !sycl_builtin(LLVMGetValueName(f));
 }
 
+int dl__is_local(LLVMValueRef v) {
+  LLVMLinkage l = LLVMGetLinkage(v);
+  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
+}
+
 int dl__is_exportable(LLVMValueRef f) {
-  LLVMLinkage l = LLVMGetLinkage(f);
   return dl__is_sycl_external(f) &&
          LLVMGetFunctionCallConv(f) == LLVMSPIRFUNCCallConv &&
-         l != LLVMInternalLinkage && l != LLVMPrivateLinkage &&
+         !dl__is_local(f) &&
          !LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                         "indirectly-callable", 19);
 }

@@ -87,9 +87,7 @@ static int hide(LLVMValueRef v, void *ctx) {
     return 0;
   }
   LLVMSetComdat(v, NULL);
-  LLVMLinkage l = LLVMGetLinkage(v);
-  if (h->declare && LLVMIsAGlobalVariable(v) && l != LLVMInternalLinkage &&
-      l != LLVMPrivateLinkage) {
+  if (h->declare && LLVMIsAGlobalVariable(v) && !dl__is_local(v)) {
     LLVMSetInitializer(v, NULL);
     LLVMSetLinkage(v, LLVMExternalLinkage);
     return 0;

@@ -29,16 +29,12 @@
 
 enum { ADDRSPACE_GLOBAL = 1, ADDRSPACE_GENERIC = 4 };
 
-static int local_linkage(LLVMValueRef v) {
-  LLVMLinkage l = LLVMGetLinkage(v);
-  return l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
-}
-
 /* Why the module may not be cut, or NULL. */
 static const char *uncuttable(LLVMModuleRef m) {
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
     unsigned as = LLVMGetPointerAddressSpace(LLVMTypeOf(g));
-    if (!LLVMIsDeclaration(g) && local_linkage(g) && !LLVMIsGlobalConstant(g) &&
+    if (!LLVMIsDeclaration(g) && dl__is_local(g) &&
+        !LLVMIsGlobalConstant(g) &&
         (as == ADDRSPACE_GLOBAL || as == ADDRSPACE_GENERIC))
       return "a mutable variable in global memory";
   }
@@ -101,11 +97,11 @@ static int externals(LLVMModuleRef m, struct lw_strvec *keep) {
   int rc = 0;
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); !rc && g;
        g = LLVMGetNextGlobal(g))
-    if (!LLVMIsDeclaration(g) && !local_linkage(g))
+    if (!LLVMIsDeclaration(g) && !dl__is_local(g))
       rc = lw_strvec_push(keep, LLVMGetValueName(g));
   for (LLVMValueRef f = LLVMGetFirstFunction(m); !rc && f;
        f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && !local_linkage(f) && !dl__is_kernel(f))
+    if (!LLVMIsDeclaration(f) && !dl__is_local(f) && !dl__is_kernel(f))
       rc = lw_strvec_push(keep, LLVMGetValueName(f));
   return rc;
 }

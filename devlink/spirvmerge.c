@@ -134,8 +134,7 @@ enum {
 };
 
 struct merge {
-  struct part *p;
-  size_t n;
+  struct part *p; /* the parts */
   uint32_t next; /* the next new id */
   struct table kept;   /* types, constants, variables, strings, imports */
   struct table once;   /* capabilities, extensions, sources: no result */
@@ -591,7 +590,7 @@ enum { MAX_THREADS = 16 };
 
 int dl_spirv_merge(const struct lw_buf *parts, size_t n, int threads,
                    struct lw_buf *out, struct lw_diag *d) {
-  struct merge m = {.n = n, .next = 1};
+  struct merge m = {.next = 1};
   int rc = (m.p = calloc(n ? n : 1, sizeof *m.p)) ? 0 : -1;
   struct reading r = {m.p, parts, rc ? 0 : n, 0};
   pthread_t t[MAX_THREADS];
