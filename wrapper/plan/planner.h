@@ -193,6 +193,13 @@ enum lw__emit_where { LW__EMIT_CHILD, LW__EMIT_ONLY, LW__EMIT_HANDBACK };
 int lw__sycl_emit(struct target *t, const struct dl_parts *parts,
                   size_t first, size_t end, enum lw__emit_where where,
                   lw__deliver_fn deliver, void *ctx, struct lw_diag *d);
+/* A deliver function: the SPIR-V appended to `buf`, a struct lw_buf. */
+int lw__to_buf(void *buf, size_t i, const unsigned char *spv, size_t n,
+               struct lw_diag *d);
+/* What a process emitting modules of `instructions` in all, one at a time,
+ * may take beside what it shares with this one (--wrapper-memory): the
+ * modules and the back end's state for one of them. */
+uint64_t lw__emit_footprint(size_t instructions);
 /* "k1, k2, k3 and 4 more" (the first `shown` names), malloc'd; NULL when
  * out of memory (sycl_aot.c). */
 char *lw__kernel_list(const struct lw_strvec *k, size_t shown);

@@ -121,19 +121,11 @@ static int module_prepare(struct lw_graph *g, struct lw_job *j,
   return 0;
 }
 
-static int to_image(void *ctx, size_t i, const unsigned char *spv, size_t n,
-                    struct lw_diag *d) {
-  (void)i;
-  struct lw_buf *image = ctx;
-  return lw_buf_append(image, spv, n) ? lw_error(d, LW_ENOMEM, "out of memory")
-                                      : 0;
-}
-
 static int module_run(struct lw_job *j, struct lw_diag *d) {
   struct sycl_module *m = j->data;
   if (!m->bc) {
     int rc = lw__sycl_emit(m->t, NULL, m->index, m->index + 1, LW__EMIT_ONLY,
-                           to_image, &m->image, d);
+                           lw__to_buf, &m->image, d);
     if (rc == LW_EBADOUT) { /* the report names the module as a worker's */
       char msg[sizeof d->msg];
       snprintf(msg, sizeof msg, "%s", d->msg);
@@ -678,15 +670,6 @@ static int by_cost(const void *a, const void *b, void *costs) {
   return (x > y) - (x < y);
 }
 
-/* What a worker may take beside what it shares with this process
- * (--wrapper-memory): a batch at a time, its modules and the back end's
- * state for one of them (in the worker, or a child of its own). A bound:
- * on the 4,000-kernel program (batches of about 9,000 instructions) each
- * worker added 3 MiB to the link's processes at -j16 against -j1. */
-static uint64_t worker_footprint(size_t instructions) {
-  return (UINT64_C(16) << 20) + 1024 * (uint64_t)instructions;
-}
-
 static int add_workers(struct lw_graph *g, struct target *t,
                        struct lw_diag *d) {
   const struct dl_split *s = &t->split;
@@ -711,7 +694,7 @@ static int add_workers(struct lw_graph *g, struct target *t,
   for (size_t b = 0; b < nb; b++)
     p->order[b] = b;
   qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
-  uint64_t footprint = worker_footprint(cost[p->order[0]]);
+  uint64_t footprint = lw__emit_footprint(cost[p->order[0]]);
   free(cost);
   size_t ns = s->nsupers;
   struct lw_job **supers = calloc(ns ? ns : 1, sizeof *supers);

@@ -69,6 +69,25 @@ static int test_fault(size_t i, unsigned made_before) {
   return at == i && made_before < times;
 }
 
+/* What the emission makes: "part" or "module", for messages and files. */
+static const char *unit(const struct emission *e) {
+  return e->parts ? "part" : "module";
+}
+
+int lw__to_buf(void *buf, size_t i, const unsigned char *spv, size_t n,
+               struct lw_diag *d) {
+  (void)i;
+  return lw_buf_append(buf, spv, n) ? lw_error(d, LW_ENOMEM, "out of memory")
+                                    : 0;
+}
+
+/* A bound: on the 4,000-kernel program (batches of about 9,000
+ * instructions) each worker added 3 MiB to the link's processes at -j16
+ * against -j1. */
+uint64_t lw__emit_footprint(size_t instructions) {
+  return (UINT64_C(16) << 20) + 1024 * (uint64_t)instructions;
+}
+
 int lw__put_u64(struct lw_buf *b, uint64_t v) {
   unsigned char x[8];
   for (int k = 0; k < 8; k++)
@@ -156,8 +175,8 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
                     : dl_split_module(&e->t->split, i, &m, d);
   if (!rc && p->cache) {
     char what[128];
-    snprintf(what, sizeof what, "SPIR-V of %s %zu of %s",
-             e->parts ? "part" : "module", i, e->t->triple);
+    snprintf(what, sizeof what, "SPIR-V of %s %zu of %s", unit(e), i,
+             e->t->triple);
     if (dl_module_bitcode(m, &bc))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     else if (lw__spirv_key(p->o, bc.data, bc.len, key),
@@ -170,7 +189,7 @@ static int make_one(struct emission *e, size_t k, struct lw_buf *out,
     snprintf(step, sizeof step,
              "SPIR-V code generation for %s %zu of %s: LLVM's SPIR-V "
              "back end",
-             e->parts ? "part" : "module", i, e->t->triple);
+             unit(e), i, e->t->triple);
     lw_doing_step(step);
     rc = dl_codegen(m, NULL, p->o->opt_level, DL_OBJECT, &spv, &vd);
     lw_done();
@@ -228,11 +247,10 @@ static int report(const struct emission *e, const struct record *r,
   char *base = o->dump_dir ? lw_xasprintf("%s/%s", o->dump_dir,
                                           lw_base_name(o->output))
                            : strdup(o->output);
-  const char *unit = e->parts ? "part" : "module";
-  char *bc_path = base ? lw_xasprintf("%s.%s%zu.bc", base, unit, r->index)
+  char *bc_path = base ? lw_xasprintf("%s.%s%zu.bc", base, unit(e), r->index)
                        : NULL;
-  char *spv_path = base ? lw_xasprintf("%s.%s%zu.spv", base, unit, r->index)
-                        : NULL;
+  char *spv_path =
+      base ? lw_xasprintf("%s.%s%zu.spv", base, unit(e), r->index) : NULL;
   char *kernels = lw__kernel_list(e->parts ? &e->parts->kernels[r->index]
                                            : &t->split.g[r->index].kernels,
                                   8);

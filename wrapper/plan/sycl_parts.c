@@ -85,17 +85,10 @@ static int part_prepare(struct lw_graph *g, struct lw_job *j,
   return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
 }
 
-static int to_out(void *ctx, size_t i, const unsigned char *spv, size_t n,
-                  struct lw_diag *d) {
-  (void)i;
-  return lw_buf_append(ctx, spv, n) ? lw_error(d, LW_ENOMEM, "out of memory")
-                                    : 0;
-}
-
 static int part_run(struct lw_job *j, struct lw_buf *out, struct lw_diag *d) {
   struct part_job *pj = j->data;
   return lw__sycl_emit(pj->t, &pj->pd->parts, pj->k, pj->k + 1,
-                       LW__EMIT_ONLY, to_out, out, d);
+                       LW__EMIT_ONLY, lw__to_buf, out, d);
 }
 
 static int part_done(struct lw_graph *g, struct lw_job *j, struct lw_diag *d) {
@@ -157,14 +150,6 @@ static const struct lw_job_kind merge_kind = {
     .name = "sycl-merge", .prepare = merge_prepare, .run = merge_run,
     .done = merge_done, .free_data = free};
 
-/* What a part's process may take beside what it shares with this one
- * (--wrapper-memory): its module and the back end's state for it. */
-static uint64_t part_footprint(const struct target *t,
-                               const struct sycl_parted *pd) {
-  return (UINT64_C(16) << 20) +
-         1024 * (uint64_t)(t->split.g[pd->index].cost / pd->parts.n);
-}
-
 /* The part jobs of one module and its merge. */
 static int add_jobs(struct lw_graph *g, struct target *t,
                     struct sycl_parted *pd, lw__module_fn then,
@@ -184,7 +169,8 @@ static int add_jobs(struct lw_graph *g, struct target *t,
     if (!j || (k == n && lw_graph_add_dep(g, t->plan->wrap, j)))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     else if (k < n)
-      (parts[k] = j)->footprint = part_footprint(t, pd);
+      (parts[k] = j)->footprint = lw__emit_footprint(
+          t->split.g[pd->index].cost / pd->parts.n);
   }
   free(parts);
   return rc;
