@@ -250,32 +250,45 @@ struct half {
   size_t n;
   LLVMContextRef ctx;
   struct dl__diag_capture cap;
-  LLVMModuleRef mod;
+  LLVMMemoryBufferRef bitcode; /* the linked half, NULL if it had none */
   struct lw_diag d;
   int rc;
 };
 
+/* Links the half and writes it as bitcode there and then, and frees what
+ * it built: on a thread of its own, all of that overlaps the first half's
+ * link instead of following it. */
 static void *link_half(void *arg) {
   struct half *h = arg;
+  LLVMModuleRef mod = NULL;
   LLVMContextSetDiagnosticHandler(h->ctx, dl__capture_diag, &h->cap);
-  h->rc = link_range(h->ctx, h->inputs, h->n, &h->cap, &h->mod, &h->d);
+  h->rc = link_range(h->ctx, h->inputs, h->n, &h->cap, &mod, &h->d);
+  if (!h->rc && mod && !(h->bitcode = LLVMWriteBitcodeToMemoryBuffer(mod)))
+    h->rc = lw_error(&h->d, LW_ENOMEM, "out of memory");
+  if (mod)
+    LLVMDisposeModule(mod);
+  LLVMContextDispose(h->ctx);
+  h->ctx = NULL;
   return NULL;
 }
 
-/* The inputs are linked in two halves, each in a context of its own, and
+/* The inputs are linked in two parts, each in a context of its own, and
  * the first takes the second, which comes over as bitcode (a module takes
  * only later ones: the first of several link-once definitions still
- * wins). With `threads` > 1 the second half is linked on a thread of its
+ * wins). With `threads` > 1 the second part is linked on a thread of its
  * own meanwhile (the 4,000-kernel program, 400 inputs on 2 cores: 1.09 ->
  * 0.73 s); with one, before the first - the same steps, so the module is
- * the same, byte for byte, whatever `threads` is. */
+ * the same, byte for byte, whatever `threads` is. The thread also writes
+ * and frees its part, so the first part has 3/5 of the user code (400
+ * inputs on 2 cores, medians of 5 to the joined module: 585 ms; 621 ms
+ * with halves, the second written and freed here). */
 static int link_user_code(LLVMContextRef ctx, const struct dl_input *inputs,
                           size_t n, int threads, struct dl__diag_capture *cap,
                           LLVMModuleRef *out, struct lw_diag *d) {
   size_t users = 0, mid = 0;
   for (size_t i = 0; i < n; i++)
     users += !inputs[i].only_needed;
-  for (size_t seen = 0; mid < n && seen < users / 2; mid++)
+  for (size_t seen = 0; mid < n && seen < users * 3 / 5; mid++)
     seen += !inputs[mid].only_needed;
   if (users < 8)
     return link_range(ctx, inputs, n, cap, out, d);
@@ -293,17 +306,12 @@ static int link_user_code(LLVMContextRef ctx, const struct dl_input *inputs,
     pthread_join(t, NULL);
   if (!rc && h.rc)
     rc = lw_error(d, h.rc, "%s", h.d.msg);
-  LLVMMemoryBufferRef mb =
-      !rc && h.mod ? LLVMWriteBitcodeToMemoryBuffer(h.mod) : NULL;
-  if (h.mod)
-    LLVMDisposeModule(h.mod);
-  LLVMContextDispose(h.ctx);
   LLVMModuleRef b = NULL;
-  if (!rc && (!mb || LLVMParseBitcodeInContext2(ctx, mb, &b)))
+  if (!rc && h.bitcode && LLVMParseBitcodeInContext2(ctx, h.bitcode, &b))
     rc = lw_error(d, LW_ELLVM, "cannot move the linked device code between "
                                "threads");
-  if (mb)
-    LLVMDisposeMemoryBuffer(mb);
+  if (h.bitcode)
+    LLVMDisposeMemoryBuffer(h.bitcode);
   struct dup_check c = {a, inputs, 0, mid, n, d};
   if (!rc && a && b)
     rc = dl__each_global(b, check_duplicate, &c);
