@@ -304,6 +304,54 @@ int ex__parse_offload_binaries(struct ex_set *set, const unsigned char *buf,
   return 0;
 }
 
+/* The string table as LLVM's writer lays it out (an ELF-style table: a
+ * leading NUL, which the empty string is; the others in descending order
+ * of their reversed bytes, so that a string that ends another directly
+ * follows it and shares its tail), so that an OffloadBinary written here
+ * equals llvm-offload-binary's byte for byte. */
+struct tab_str {
+  const char *s;
+  size_t len, at;
+};
+
+static int by_reversed_desc(const void *a, const void *b) {
+  const struct tab_str *x = a, *y = b;
+  for (size_t i = 1; i <= x->len && i <= y->len; i++) {
+    unsigned char cx = (unsigned char)x->s[x->len - i];
+    unsigned char cy = (unsigned char)y->s[y->len - i];
+    if (cx != cy)
+      return cx < cy ? 1 : -1;
+  }
+  return (x->len < y->len) - (x->len > y->len);
+}
+
+/* Lays out v[0..n) (sorted here); returns the table's size. */
+static size_t lay_out(struct tab_str *v, size_t n) {
+  qsort(v, n, sizeof *v, by_reversed_desc);
+  size_t size = 1;
+  const struct tab_str *prev = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!v[i].len) {
+      v[i].at = 0;
+    } else if (prev && prev->len >= v[i].len &&
+               memcmp(prev->s + prev->len - v[i].len, v[i].s, v[i].len) == 0) {
+      v[i].at = prev->at + prev->len - v[i].len;
+    } else {
+      v[i].at = size;
+      size += v[i].len + 1;
+      prev = &v[i];
+    }
+  }
+  return size;
+}
+
+static size_t offset_of(const struct tab_str *v, size_t n, const char *s,
+                        size_t len) {
+  struct tab_str key = {s, len, 0};
+  const struct tab_str *f = bsearch(&key, v, n, sizeof *v, by_reversed_desc);
+  return f ? f->at : 0;
+}
+
 int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
                               uint32_t version, struct lw_buf *out,
                               size_t *image_offs) {
@@ -312,23 +360,35 @@ int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
    * strings end at their NUL; from version 2 on a string's size is given. */
   if (n == 0 || (version == 1 && n != 1) || version > 2)
     return LW_EINVAL;
-  size_t se_size = version == 1 ? 16 : 24, nstr = 0, strtab = 0;
+  size_t se_size = version == 1 ? 16 : 24, nstr = 0;
   for (size_t k = 0; k < n; k++)
-    for (size_t i = 0; i < imgs[k].nstrings; i++, nstr++)
-      strtab += strlen(imgs[k].strings[i].key) + 1 +
-                imgs[k].strings[i].value_len + 1;
+    nstr += imgs[k].nstrings;
+  struct tab_str *tab = calloc(2 * nstr + 1, sizeof *tab);
+  if (!tab)
+    return LW_ENOMEM;
+  size_t ntab = 0;
+  for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; i < imgs[k].nstrings; i++) {
+      const struct ex_string *s = &imgs[k].strings[i];
+      tab[ntab++] = (struct tab_str){s->key, strlen(s->key), 0};
+      tab[ntab++] = (struct tab_str){s->value, s->value_len, 0};
+    }
+  size_t strtab = lay_out(tab, ntab);
   size_t str_entries = HEADER_V1 + ENTRY_SIZE * n;
   size_t strtab_off = str_entries + se_size * nstr;
   size_t total = (strtab_off + strtab + 7) & ~(size_t)7;
   size_t *offs = calloc(n, sizeof *offs);
-  if (!offs)
+  if (!offs) {
+    free(tab);
     return LW_ENOMEM;
+  }
   for (size_t k = 0; k < n; k++) {
     offs[k] = total;
     total = (total + imgs[k].size + 7) & ~(size_t)7;
   }
   unsigned char *b = calloc(1, total);
   if (!b) {
+    free(tab);
     free(offs);
     return LW_ENOMEM;
   }
@@ -337,7 +397,9 @@ int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
   wr64(b + 8, total);
   wr64(b + 16, HEADER_V1);
   wr64(b + 24, version == 1 ? ENTRY_SIZE : n);
-  size_t pos = strtab_off, se = str_entries;
+  for (size_t i = 0; i < ntab; i++)
+    memcpy(b + strtab_off + tab[i].at, tab[i].s, tab[i].len);
+  size_t se = str_entries;
   for (size_t k = 0; k < n; k++) {
     const struct ex_write_image *img = &imgs[k];
     unsigned char *e = b + HEADER_V1 + ENTRY_SIZE * k;
@@ -350,15 +412,11 @@ int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
     wr64(e + 32, img->size);
     for (size_t i = 0; i < img->nstrings; i++, se += se_size) {
       const struct ex_string *s = &img->strings[i];
-      size_t klen = strlen(s->key);
-      wr64(b + se, pos);
-      memcpy(b + pos, s->key, klen);
-      pos += klen + 1;
-      wr64(b + se + 8, pos);
+      wr64(b + se, strtab_off + offset_of(tab, ntab, s->key, strlen(s->key)));
+      wr64(b + se + 8,
+           strtab_off + offset_of(tab, ntab, s->value, s->value_len));
       if (version > 1)
         wr64(b + se + 16, s->value_len);
-      memcpy(b + pos, s->value, s->value_len);
-      pos += s->value_len + 1;
     }
     if (img->size)
       memcpy(b + offs[k], img->data, img->size);
@@ -368,6 +426,7 @@ int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
   int rc = lw_buf_append(out, b, total);
   free(b);
   free(offs);
+  free(tab);
   return rc;
 }
 

@@ -32,14 +32,15 @@ int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
         ir, ".omp_offloading.device_image", imgs[i].binary, imgs[i].size, 0,
         relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading", 8);
     LLVMValueRef f[4] = {
-        wrp__gep(ir, g, imgs[i].image_offset, 1),
-        wrp__gep(ir, g, imgs[i].image_offset + imgs[i].image_size, 1), eb,
+        wrp__gep(ir, g, imgs[i].image_offset, 0),
+        wrp__gep(ir, g, imgs[i].image_offset + imgs[i].image_size, 0), eb,
         ee};
     wrapped[i] = LLVMConstNamedStruct(img_ty, f, 4);
   }
   LLVMValueRef iend;
   LLVMValueRef images = wrp__array(ir, ".omp_offloading.device_images",
                                    img_ty, wrapped, n, &iend);
+  LLVMSetUnnamedAddress(images, LLVMGlobalUnnamedAddr);
   LLVMValueRef dinit[4] = {LLVMConstInt(ir->i32, n, 0), images, eb, ee};
   LLVMValueRef desc = LLVMAddGlobal(ir->mod, desc_ty,
                                     ".omp_offloading.descriptor");
@@ -48,11 +49,11 @@ int wrp__openmp(struct wrp__ir *ir, const struct wrp_omp_image *imgs,
   LLVMSetLinkage(desc, LLVMInternalLinkage);
 
   /* Register, then have atexit unregister before plugins go away. */
-  LLVMValueRef unreg = wrp__call_fn(ir, ".omp_offloading.descriptor_unreg",
-                                    "__tgt_unregister_lib", &desc, 1);
   LLVMValueRef reg = wrp__call_fn(ir, ".omp_offloading.descriptor_reg",
                                   "__tgt_register_lib", &desc, 1);
   LLVMValueRef atexit_fn = wrp__declare(ir, "atexit", ir->i32, &ir->ptr, 1);
+  LLVMValueRef unreg = wrp__call_fn(ir, ".omp_offloading.descriptor_unreg",
+                                    "__tgt_unregister_lib", &desc, 1);
   LLVMBasicBlockRef bb = LLVMGetEntryBasicBlock(reg);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ir->ctx);
   LLVMPositionBuilderBefore(b, LLVMGetLastInstruction(bb));

@@ -44,6 +44,13 @@ if all(os.access(os.path.join(cuda, "bin", t), os.X_OK)
     except (OSError, subprocess.TimeoutExpired):
         pass
 
+# LLVM 22's OpenMP device runtime (Debian ships none for GPUs), built from
+# LLVM's sources beside the repository; tests of OpenMP GPU links need it.
+ompdev = os.environ.get("FATLINK_OMP_DEVICERTL", os.path.join(
+    config.fatlink_src_root, "..", "shared", "reference", "omp-devicertl"))
+if os.path.exists(os.path.join(ompdev, "libomptarget-nvptx.bc")):
+    config.available_features.add("omp-devicertl")
+
 # Slurm and munge (Debian's slurm-wlm, munge) for a one-node cluster the
 # test starts; its daemons run as root, as in CI.
 if os.geteuid() == 0 and all(shutil.which(t) for t in
@@ -70,6 +77,7 @@ config.substitutions += [
     ("%objroot", config.fatlink_obj_root),
     ("%libexec", os.path.join(os.path.dirname(bindir), "libexec", "fatlink")),
     ("%cuda", cuda),
+    ("%ompdev", ompdev),
     ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")),
     ("%clang", os.path.join(config.llvm_tools_dir, "clang")),
     ("%upstream", os.path.join(config.llvm_tools_dir, "clang-linker-wrapper")),

@@ -117,13 +117,20 @@ static const struct gpu_kind *kind_of(unsigned ofk) {
   return ofk == EX_OFK_HIP ? &kinds[1] : &kinds[0];
 }
 
+/* A target's kind of device link: OpenMP's by its triple. */
+static const struct gpu_kind *link_kind_of(const struct target *t) {
+  if (t->kind != EX_OFK_OPENMP)
+    return kind_of(t->kind);
+  return strncmp(t->triple, "amdgcn", 6) == 0 ? &kinds[1] : &kinds[0];
+}
+
 /* ---- the device link of one architecture -------------------------------- */
 
-static int link_prepare(struct lw_graph *g, struct lw_job *j,
-                        struct lw_diag *d) {
+int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
+                         struct lw_diag *d) {
   (void)g;
   struct target *t = j->data;
-  const struct gpu_kind *k = kind_of(t->kind);
+  const struct gpu_kind *k = link_kind_of(t);
   const struct lw_options *o = t->plan->o;
   struct lw_strvec *a = &j->argv;
   /* clang and nvlink leave temporaries when they fail: they get a
@@ -139,7 +146,10 @@ static int link_prepare(struct lw_graph *g, struct lw_job *j,
       lw_strvec_pushf(a, "--target=%s", t->triple) || k->link_args(a, t) ||
       lw_strvec_push(a, "-o") || lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
     return lw_error(d, LW_ENOMEM, "out of memory");
-  if ((rc = lw__push_device_inputs(a, t, "gpu-input", k->input_ext, d)))
+  /* OpenMP's device objects, bitcode too, go as objects, as upstream's:
+   * clang's device linker then links bitcode by LTO. */
+  const char *ext = t->kind == EX_OFK_OPENMP ? "o" : k->input_ext;
+  if ((rc = lw__push_device_inputs(a, t, "gpu-input", ext, d)))
     return rc;
   if (lw__push_device_args(a, o, t->triple))
     return lw_error(d, LW_ENOMEM, "out of memory");
@@ -148,7 +158,7 @@ static int link_prepare(struct lw_graph *g, struct lw_job *j,
 
 /* Its output stays a file: the fatbinary tool reads it. */
 static const struct lw_job_kind link_kind = {.name = "gpu-device-link",
-                                             .prepare = link_prepare};
+                                             .prepare = lw__gpu_link_prepare};
 
 /* ---- the fatbinary ------------------------------------------------------- */
 

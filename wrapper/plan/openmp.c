@@ -1,7 +1,9 @@
-/* openmp.c - the OpenMP device chain: the device objects (or
- * bitcode) of one target are written out and linked into a shared object by
- * clang, as upstream links generic targets; libomptarget's host plugin loads
- * that shared object. */
+/* openmp.c - the OpenMP device chain, as upstream links it: for a CPU
+ * target, the device objects (or bitcode) are written out and linked into
+ * a shared object by clang, which libomptarget's host plugin loads; for
+ * NVIDIA and AMD GPUs, clang links them for the architecture (nvlink, or
+ * LTO and lld underneath: cuda.c's device link) into the image
+ * libomptarget's CUDA or AMDGPU plugin loads. */
 #include "plan/planner.h"
 
 #include <stdlib.h>
@@ -45,11 +47,24 @@ static const struct lw_job_kind link_kind = {.name = "openmp-device-link",
                                              .prepare = omp_link_prepare,
                                              .done = lw__read_device_image};
 
+static const struct lw_job_kind gpu_link_kind = {
+    .name = "openmp-device-link",
+    .prepare = lw__gpu_link_prepare,
+    .done = lw__read_device_image};
+
+static int is_gpu(const char *triple) {
+  return strncmp(triple, "nvptx64-", 8) == 0 ||
+         strncmp(triple, "amdgcn-", 7) == 0;
+}
+
 /* ---- the planner ----------------------------------------------------------- */
 
 static const char *unsupported(const struct ex_image *img) {
-  if (strncmp(img->triple, "x86_64-", 7) != 0)
+  if (strncmp(img->triple, "x86_64-", 7) != 0 && !is_gpu(img->triple))
     return "OpenMP device triple";
+  if (is_gpu(img->triple) &&
+      strncmp(img->arch, img->triple[0] == 'n' ? "sm_" : "gfx", 3) != 0)
+    return "OpenMP GPU architecture";
   if (img->image_kind != EX_IMG_OBJECT && img->image_kind != EX_IMG_BITCODE)
     return "OpenMP device image kind";
   return NULL;
@@ -62,20 +77,28 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
    * cannot stop after LTO). */
   if (t->plan->o->embed_bitcode)
     return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
-                         "--embed-bitcode: OpenMP code for '%s' runs on "
-                         "libomptarget's host plugin, which runs no bitcode "
-                         "images",
+                         is_gpu(t->triple)
+                             ? "--embed-bitcode: fatlink registers no bitcode "
+                               "for libomptarget's JIT ('%s')"
+                             : "--embed-bitcode: OpenMP code for '%s' runs on "
+                               "libomptarget's host plugin, which runs no "
+                               "bitcode images",
                          t->triple);
-  if (!(*out = lw_graph_add(g, &link_kind, t, NULL, 0)))
+  if (!(*out = lw_graph_add(g, is_gpu(t->triple) ? &gpu_link_kind : &link_kind,
+                            t, NULL, 0)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
 }
 
 /* The linked image goes in as a version-1 OffloadBinary (so binary tools
- * still read it from the output), which replaces it in t->image. */
+ * still read it from the output), which replaces it in t->image: the
+ * inputs' triple and architecture (none for a CPU), as upstream packs it. */
 static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
-  struct ex_string strs[2] = {{"arch", (char *)t->arch, strlen(t->arch)},
-                              {"triple", (char *)t->triple, strlen(t->triple)}};
+  const char *arch = t->imgs[0]->arch;
+  if (strcmp(arch, "generic") == 0)
+    arch = ""; /* a CPU's: upstream's image names none */
+  struct ex_string strs[2] = {{"triple", (char *)t->triple, strlen(t->triple)},
+                              {"arch", (char *)arch, strlen(arch)}};
   struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_OPENMP, 0, strs, 2,
                               t->image.data, t->image.len};
   struct lw_buf blob = {0};
@@ -88,8 +111,11 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
   size_t size = t->image.len;
   lw_buf_free(&t->image);
   t->image = blob;
-  p->omp[p->nomp++] =
-      (struct wrp_omp_image){t->image.data, t->image.len, at, size};
+  /* Upstream registers the targets' images last first (the inputs' sm_80,
+   * sm_90 as sm_90, sm_80): each goes in front. */
+  memmove(p->omp + 1, p->omp, p->nomp * sizeof *p->omp);
+  p->omp[0] = (struct wrp_omp_image){t->image.data, t->image.len, at, size};
+  p->nomp++;
   return 0;
 }
 

@@ -350,6 +350,12 @@ int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
 int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
                            const char *stage, const char *as,
                            struct lw_diag *d);
+/* cuda.c: a GPU device link job's `prepare`, as upstream links CUDA and HIP
+ * relocatable device code and OpenMP's GPU code: clang for the target's
+ * triple and architecture (nvlink or LTO + lld underneath) into
+ * t->out_tmp. */
+int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
+                         struct lw_diag *d);
 /* A device link job's `done`: its output (t->out_tmp) into t->image. */
 int lw__read_device_image(struct lw_graph *g, struct lw_job *j,
                           struct lw_diag *d);
