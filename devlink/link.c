@@ -255,9 +255,9 @@ struct half {
   int rc;
 };
 
-/* Links the half and writes it as bitcode there and then, and frees what
- * it built: on a thread of its own, all of that overlaps the first half's
- * link instead of following it. */
+/* Links the second part and writes it as bitcode there and then, and frees
+ * what it built: on a thread of its own, all of that overlaps the first
+ * part's link instead of following it. */
 static void *link_half(void *arg) {
   struct half *h = arg;
   LLVMModuleRef mod = NULL;
