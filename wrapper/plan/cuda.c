@@ -1,7 +1,7 @@
 /* cuda.c - the device side of CUDA and HIP relocatable device code
  * (-fgpu-rdc --offload-new-driver), as upstream does it. Per architecture,
  * the link's device objects are linked by clang: for nvptx64 into a cubin
- * (the toolkit's nvlink underneath, through clang-nvlink-wrapper), for
+ * (the toolkit's nvlink underneath, through clang-nvlink-wrapper: gpu_link.c), for
  * amdgcn into a code object (LTO of the bitcode, then lld). Then one
  * fatbinary of every architecture: the toolkit's fatbinary for CUDA,
  * clang-offload-bundler's bundle for HIP. wrap registers it with the
@@ -13,9 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef LW_CLANG
-#define LW_CLANG "clang"
-#endif
 #ifndef LW_OFFLOAD_BUNDLER
 #define LW_OFFLOAD_BUNDLER "clang-offload-bundler"
 #endif
@@ -25,23 +22,11 @@ struct gpu_kind {
   unsigned ofk;
   enum lw_fatbin_slot slot;
   const char *triple_prefix, *arch_prefix;
-  const char *image_ext, *fatbin_ext;
-  /* The inputs' extension for clang: NULL for what they are; HIP's bitcode
-   * goes as objects, so that clang links it (LTO) instead of compiling it
-   * as a new translation unit that needs the ROCm device libraries. */
-  const char *input_ext;
-  /* The device link's own arguments. */
-  int (*link_args)(struct lw_strvec *a, const struct target *t);
+  const char *fatbin_ext;
   /* The fatbinary tool's argv for the targets ts (in upstream's order). */
   int (*fatbin_argv)(struct lw_strvec *a, const struct lw_plan *p,
                      const char *out, struct target *const *ts, size_t n);
 };
-
-static int cuda_link_args(struct lw_strvec *a, const struct target *t) {
-  const char *cuda = t->plan->o->cuda_path;
-  return lw_strvec_pushf(a, "-march=%s", t->arch) ||
-         (cuda && lw_strvec_pushf(a, "--cuda-path=%s", cuda));
-}
 
 static int cuda_fatbin_argv(struct lw_strvec *a, const struct lw_plan *p,
                             const char *out, struct target *const *ts,
@@ -58,15 +43,6 @@ static int cuda_fatbin_argv(struct lw_strvec *a, const struct lw_plan *p,
                          lw_tmp_path(ts[i]->out_tmp));
   }
   return rc;
-}
-
-/* --embed-bitcode: the code object is the bitcode LTO linked. */
-static int hip_link_args(struct lw_strvec *a, const struct target *t) {
-  return lw_strvec_pushf(a, "-mcpu=%s", t->arch) ||
-         lw_strvec_push(a, "-flto") ||
-         lw_strvec_push(a, "-Wl,--no-undefined") ||
-         (t->plan->o->embed_bitcode &&
-          lw_strvec_push(a, "-Wl,--lto-emit-llvm"));
 }
 
 /* A bundle entry's id needs the triple's four parts: "amdgcn-amd-amdhsa"
@@ -107,53 +83,12 @@ static int hip_fatbin_argv(struct lw_strvec *a, const struct lw_plan *p,
 }
 
 static const struct gpu_kind kinds[] = {
-    {EX_OFK_CUDA, LW_FATBIN_CUDA, "nvptx64", "sm_", "cubin", "fatbin", NULL,
-     cuda_link_args, cuda_fatbin_argv},
-    {EX_OFK_HIP, LW_FATBIN_HIP, "amdgcn", "gfx", "hsaco", "hipfb", "o",
-     hip_link_args, hip_fatbin_argv},
+    {EX_OFK_CUDA, LW_FATBIN_CUDA, "nvptx64", "sm_", "fatbin", cuda_fatbin_argv},
+    {EX_OFK_HIP, LW_FATBIN_HIP, "amdgcn", "gfx", "hipfb", hip_fatbin_argv},
 };
 
 static const struct gpu_kind *kind_of(unsigned ofk) {
   return ofk == EX_OFK_HIP ? &kinds[1] : &kinds[0];
-}
-
-/* A target's kind of device link: OpenMP's by its triple. */
-static const struct gpu_kind *link_kind_of(const struct target *t) {
-  if (t->kind != EX_OFK_OPENMP)
-    return kind_of(t->kind);
-  return strncmp(t->triple, "amdgcn", 6) == 0 ? &kinds[1] : &kinds[0];
-}
-
-/* ---- the device link of one architecture -------------------------------- */
-
-int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
-                         struct lw_diag *d) {
-  (void)g;
-  struct target *t = j->data;
-  const struct gpu_kind *k = link_kind_of(t);
-  const struct lw_options *o = t->plan->o;
-  struct lw_strvec *a = &j->argv;
-  /* clang and nvlink leave temporaries when they fail: they get a
-   * directory of their own. */
-  struct lw_tmp *scratch;
-  int rc = lw_tmp_create("gpu-device", k->image_ext, &t->out_tmp, d);
-  if (!rc)
-    rc = lw_tmp_create_scratch("gpu-tools", &scratch, d);
-  if (rc)
-    return rc;
-  j->tmpdir = lw_tmp_path(scratch);
-  if (lw_strvec_push(a, LW_CLANG) || lw_strvec_push(a, "--no-default-config") ||
-      lw_strvec_pushf(a, "--target=%s", t->triple) || k->link_args(a, t) ||
-      lw_strvec_push(a, "-o") || lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  /* OpenMP's device objects, bitcode too, go as objects, as upstream's:
-   * clang's device linker then links bitcode by LTO. */
-  const char *ext = t->kind == EX_OFK_OPENMP ? "o" : k->input_ext;
-  if ((rc = lw__push_device_inputs(a, t, "gpu-input", ext, d)))
-    return rc;
-  if (lw__push_device_args(a, o, t->triple))
-    return lw_error(d, LW_ENOMEM, "out of memory");
-  return 0;
 }
 
 /* Its output stays a file: the fatbinary tool reads it. */

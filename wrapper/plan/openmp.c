@@ -2,7 +2,7 @@
  * target, the device objects (or bitcode) are written out and linked into
  * a shared object by clang, which libomptarget's host plugin loads; for
  * NVIDIA and AMD GPUs, clang links them for the architecture (nvlink, or
- * LTO and lld underneath: cuda.c's device link) into the image
+ * LTO and lld underneath: gpu_link.c) into the image
  * libomptarget's CUDA or AMDGPU plugin loads. */
 #include "plan/planner.h"
 

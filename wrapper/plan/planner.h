@@ -350,7 +350,7 @@ int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
 int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,
                            const char *stage, const char *as,
                            struct lw_diag *d);
-/* cuda.c: a GPU device link job's `prepare`, as upstream links CUDA and HIP
+/* gpu_link.c: a GPU device link job's `prepare`, as upstream links CUDA and HIP
  * relocatable device code and OpenMP's GPU code: clang for the target's
  * triple and architecture (nvlink or LTO + lld underneath) into
  * t->out_tmp. */

@@ -1,0 +1,62 @@
+/* gpu_link.c - the device link of one GPU architecture, as upstream links
+ * CUDA and HIP relocatable device code and OpenMP's GPU code: clang for the
+ * target's triple and architecture, with nvlink underneath for nvptx64 (and
+ * LTO of any bitcode among the inputs), LTO and lld for amdgcn, into
+ * t->out_tmp (a cubin or a code object). cuda.c puts the architectures in
+ * a fatbinary; openmp.c registers each. */
+#include "plan/planner.h"
+
+#include <string.h>
+
+#ifndef LW_CLANG
+#define LW_CLANG "clang"
+#endif
+
+static int nvptx_args(struct lw_strvec *a, const struct target *t) {
+  const char *cuda = t->plan->o->cuda_path;
+  return lw_strvec_pushf(a, "-march=%s", t->arch) ||
+         (cuda && lw_strvec_pushf(a, "--cuda-path=%s", cuda));
+}
+
+/* --embed-bitcode: the code object is the bitcode LTO linked. */
+static int amdgcn_args(struct lw_strvec *a, const struct target *t) {
+  return lw_strvec_pushf(a, "-mcpu=%s", t->arch) ||
+         lw_strvec_push(a, "-flto") ||
+         lw_strvec_push(a, "-Wl,--no-undefined") ||
+         (t->plan->o->embed_bitcode &&
+          lw_strvec_push(a, "-Wl,--lto-emit-llvm"));
+}
+
+int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
+                         struct lw_diag *d) {
+  (void)g;
+  struct target *t = j->data;
+  const struct lw_options *o = t->plan->o;
+  struct lw_strvec *a = &j->argv;
+  int amd = strncmp(t->triple, "amdgcn", 6) == 0;
+  /* clang and nvlink leave temporaries when they fail: they get a
+   * directory of their own. */
+  struct lw_tmp *scratch;
+  int rc = lw_tmp_create("gpu-device", amd ? "hsaco" : "cubin", &t->out_tmp,
+                         d);
+  if (!rc)
+    rc = lw_tmp_create_scratch("gpu-tools", &scratch, d);
+  if (rc)
+    return rc;
+  j->tmpdir = lw_tmp_path(scratch);
+  if (lw_strvec_push(a, LW_CLANG) || lw_strvec_push(a, "--no-default-config") ||
+      lw_strvec_pushf(a, "--target=%s", t->triple) ||
+      (amd ? amdgcn_args : nvptx_args)(a, t) || lw_strvec_push(a, "-o") ||
+      lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  /* The inputs' extension: CUDA's are what they are; HIP's bitcode goes as
+   * objects, so that clang links it (LTO) instead of compiling it as a new
+   * translation unit that needs the ROCm device libraries; OpenMP's all go
+   * as objects, as upstream's. */
+  const char *ext = t->kind == EX_OFK_CUDA ? NULL : "o";
+  if ((rc = lw__push_device_inputs(a, t, "gpu-input", ext, d)))
+    return rc;
+  if (lw__push_device_args(a, o, t->triple))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  return 0;
+}
