@@ -65,6 +65,16 @@ LLVMValueRef wrp__declare(struct wrp__ir *ir, const char *name, LLVMTypeRef ret,
                               LLVMFunctionType(ret, params, n, 0));
 }
 
+/* Does the host's linker write PE/COFF (Windows, MinGW, Cygwin), which
+ * makes no __start_/__stop_ symbols? */
+static int coff_host(const char *triple) {
+  size_t n = strlen(triple);
+  if (n >= 4 && strcmp(triple + n - 4, "-elf") == 0)
+    return 0;
+  return strstr(triple, "-windows") || strstr(triple, "-mingw") ||
+         strstr(triple, "-cygwin") || strstr(triple, "-win32");
+}
+
 void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
                        LLVMValueRef *end) {
   static const char sec[] = "llvm_offload_entries";
@@ -73,6 +83,23 @@ void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
   if (*begin)
     return;
   LLVMTypeRef arr0 = LLVMArrayType2(ir->entry_ty, 0);
+  if (coff_host(LLVMGetTarget(ir->mod))) {
+    /* The linker sorts sections by what follows '$': the bounds are empty
+     * arrays of their own in sections that sort first and last. */
+    for (int i = 0; i < 2; i++) {
+      LLVMValueRef g = LLVMAddGlobal(ir->mod, arr0,
+                                     i ? "__stop_llvm_offload_entries"
+                                       : "__start_llvm_offload_entries");
+      LLVMSetLinkage(g, LLVMWeakODRLinkage);
+      LLVMSetVisibility(g, LLVMHiddenVisibility);
+      LLVMSetGlobalConstant(g, 1);
+      LLVMSetInitializer(g, LLVMConstNull(arr0));
+      LLVMSetSection(g, i ? "llvm_offload_entries$OZ"
+                          : "llvm_offload_entries$OA");
+      *(i ? end : begin) = g;
+    }
+    return;
+  }
   for (int i = 0; i < 2; i++) {
     LLVMValueRef g = LLVMAddGlobal(ir->mod, arr0,
                                    i ? "__stop_llvm_offload_entries"

@@ -56,6 +56,9 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   }
   j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s", p->n,
                          p->o->host_triple);
+  /* --print-wrapped-module prints it in a dry run too, as upstream: with
+   * the empty images a dry run has. */
+  j->runs_dry = p->o->dry_run && p->o->print_wrapped;
   int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
   if (rc)
     return rc;
@@ -172,6 +175,10 @@ static int wrap_run(struct lw_job *j, struct lw_diag *d) {
     return lw_error(d, LW_ENOMEM, "out of memory");
   if (p->o->print_wrapped && !(p->wrapped_ir = dl_print(m)))
     rc = lw_error(d, LW_ENOMEM, "out of memory");
+  if (p->o->dry_run) {
+    dl_module_free(m);
+    return rc;
+  }
   struct lw_buf obj = {0};
   if (!rc)
     rc = dl_codegen(m, NULL, 2, DL_OBJECT, &obj, d);

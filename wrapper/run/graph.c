@@ -778,8 +778,8 @@ static void start(struct lw_graph *g, struct lw_job *j) {
   }
   if (g->opt.dry_run || g->opt.verbose)
     describe(g, j);
-  if (g->opt.dry_run) {
-    finish(g, j, 0);
+  if (g->opt.dry_run) { /* a step that runs dry runs here and now */
+    finish(g, j, j->runs_dry && j->kind->run ? j->kind->run(j, &j->diag) : 0);
     return;
   }
   j->state = RUNNING;
