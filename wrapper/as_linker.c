@@ -188,6 +188,14 @@ static const char *host_triple(const struct lw_options *o) {
 }
 
 int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d) {
+  /* Under upstream's name fatlink is what clang runs, which always names
+   * the host linker: without it, upstream's error (fatlink and the ld
+   * names are the host linker themselves). */
+  const char *base = strrchr(o->argv0, '/');
+  base = base ? base + 1 : o->argv0;
+  if (!o->linker_path && strcmp(base, "clang-linker-wrapper") == 0)
+    return lw_error(d, LW_EINVAL,
+                    "linker path missing, must pass 'linker-path'");
   /* clang -B <dir> looks for its linker where it found fatlink, and an
    * installed libexec/fatlink/ has both names: the linker that name asks
    * for is then the real one, from PATH (or FATLINK_LINKER). */

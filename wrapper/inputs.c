@@ -176,6 +176,8 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
       /* Not found: the host linker reports it in its own words. */
       if (p)
         rc = push(inputs, EX_LINK_FILE, p, whole);
+      else if (v && !inputs->missing)
+        inputs->missing = v;
       free(p);
     } else if (a[0] == '-' && a[1]) {
       if (lw_takes_separate_value(a))

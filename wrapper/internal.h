@@ -73,6 +73,7 @@ struct lw_inputs {
   struct ex_link_input *v;
   size_t n, cap;
   struct lw_strvec paths;
+  const char *missing; /* the first -l found nowhere (in the arguments) */
 };
 int lw_collect_inputs(const struct lw_strvec *linker_args,
                       struct lw_inputs *inputs, struct lw_diag *d);
