@@ -57,7 +57,8 @@ static const struct opt table[] = {
     {"--device-compiler=", JOINED, O_DEVICE_COMPILER, 0,
      "[<triple>=]<arg>: pass <arg> to the device compile of <triple>"},
     {"--wrapper-jobs=", JOINED, O_JOBS, 0,
-     "run at most <n> jobs (tools and in-process steps) at once"},
+     "run at most <n> jobs (tools and in-process steps) at once; "
+     "'jobserver': as make's jobserver gives, else one per core"},
     {"--wrapper-memory=", JOINED, O_MEMORY, 0,
      "<n>[K|M|G]: the memory the link may take at once, fatlink and its "
      "jobs by their estimates; jobs wait for it (default: the cgroup's "
@@ -558,6 +559,13 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
   case O_DEVICE_COMPILER:
     return lw_strvec_push(&o->device_compiler_args, v) ? LW_ENOMEM : 0;
   case O_JOBS:
+    /* "jobserver" (upstream's): as many as make's jobserver gives, which a
+     * link under make takes anyway, else one per core. */
+    if (strcmp(v, "jobserver") == 0) {
+      long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      o->jobs = cores > 0 ? (int)cores : 1;
+      return 0;
+    }
     return parse_count(v, "--wrapper-jobs", 1, 1024, "", &o->jobs, d);
   case O_PARALLEL_LINK:
     /* The flag asks for what is always done: targets link in parallel. */
