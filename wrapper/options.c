@@ -204,7 +204,9 @@ static const struct opt table[] = {
     {"--bitcode-library=", JOINED, O_DPCPP_LATER, 1, "a bitcode library"},
     {"--builtin-bitcode=", JOINED, O_DPCPP_LATER, 1,
      "a builtin bitcode library"},
-    {"--clang-backend", FLAG, O_DPCPP_LATER, 1, "device code through clang"},
+    {"--clang-backend", FLAG, O_ACCEPTED, 0,
+     "GPU device code through clang: how fatlink links it anyway (SYCL's "
+     "SPIR-V is made in process)"},
     {"--sycl-allow-undefined", FLAG, O_SYCL_ALLOW_UNDEF, 0,
      "SYCL device functions no input defines stay imports for the runtime "
      "to resolve, as DPC++'s sycl-post-link leaves them (default: an error "
