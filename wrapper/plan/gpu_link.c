@@ -44,6 +44,7 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   if (rc)
     return rc;
   j->tmpdir = lw_tmp_path(scratch);
+  j->show_output = 1;
   if (lw_strvec_push(a, LW_CLANG) || lw_strvec_push(a, "--no-default-config") ||
       lw_strvec_pushf(a, "--target=%s", t->triple) ||
       (amd ? amdgcn_args : nvptx_args)(a, t) || lw_strvec_push(a, "-o") ||

@@ -22,6 +22,7 @@ static int omp_link_prepare(struct lw_graph *g, struct lw_job *j,
   int rc = lw_tmp_create("openmp-device", "so", &t->out_tmp, d);
   if (rc)
     return rc;
+  j->show_output = 1; /* clang's warnings, its -v */
   if (lw_strvec_push(a, LW_CLANG) ||
       lw_strvec_push(a, "--no-default-config") ||
       lw_strvec_pushf(a, "--target=%s", t->triple) ||

@@ -386,6 +386,9 @@ static void proc_closed(uv_handle_t *h) {
     if (j->inherit_stdio)
       j->diag.exit_status = j->exit_status;
     rc = LW_ETOOL;
+  } else if (j->show_output && j->out.len) {
+    fwrite(j->out.data, 1, j->out.len, g->opt.log);
+    fflush(g->opt.log);
   }
   free(p);
   j->runner = NULL;

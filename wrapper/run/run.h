@@ -196,6 +196,9 @@ struct lw_job {
   char *what;              /* one-line description of an in-process step */
   struct lw_strvec argv;   /* set by prepare for a tool job */
   int inherit_stdio;       /* tool writes straight to our stdout/stderr */
+  int show_output;         /* a tool's output is shown when it succeeds too
+                              (a device link's warnings, its -v), as
+                              upstream's tools print theirs */
   int runs_dry;            /* an in-process step that runs in a dry run too
                               (what it prints is the point), set by prepare */
   const struct lw_strvec *launcher; /* words before the tool's argv, set by
