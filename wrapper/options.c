@@ -585,6 +585,9 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->opt_level = v[1] - '0';
     break;
   case O_MLLVM:
+    if (lw_strvec_push(&o->mllvm, v))
+      return LW_ENOMEM;
+    /* fall through */
   case O_OFFLOAD_OPT:
     return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
   case O_TIME_TRACE: o->time_trace = 1; break;
@@ -853,6 +856,7 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->args);
   lw_strvec_free(&o->linker_args);
   lw_strvec_free(&o->llvm_opts);
+  lw_strvec_free(&o->mllvm);
   lw_strvec_free(&o->device_linker_args);
   lw_strvec_free(&o->device_compiler_args);
   lw_strvec_free(&o->device_libs);

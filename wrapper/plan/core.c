@@ -295,19 +295,20 @@ static const struct lw_job_kind relocate_kind = {
 /* ---- what planners share ------------------------------------------------ */
 
 /* Arguments of `list` ("[triple=]arg") that apply to `triple`, each after
- * `prefix`. */
+ * `prefix` (a word of its own) when there is one. */
 static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
                            const char *triple, const char *prefix) {
   for (size_t i = 0; i < list->n; i++) {
-    /* "<triple>=<arg>" names a triple (which never starts with '-');
-     * "-opt=value" is an argument for every triple. */
+    /* "<triple>=<arg>" names a triple (which never starts with '-' and
+     * has one at least); "-opt=value" or "foo=bar" is an argument for
+     * every triple, as upstream takes them. */
     const char *a = list->v[i], *eq = strchr(a, '=');
-    if (eq && a[0] != '-') {
+    if (eq && a[0] != '-' && memchr(a, '-', (size_t)(eq - a))) {
       if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
         continue; /* for another triple */
       a = eq + 1;
     }
-    if (lw_strvec_pushf(argv, "%s%s", prefix, a))
+    if ((prefix && lw_strvec_push(argv, prefix)) || lw_strvec_push(argv, a))
       return LW_ENOMEM;
   }
   return 0;
@@ -326,8 +327,9 @@ int lw__native_abi_check(const struct lw_plan *p, const char *what,
 
 int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
                          const char *triple) {
-  return push_for_triple(argv, &o->device_compiler_args, triple, "") ||
-                 push_for_triple(argv, &o->device_linker_args, triple, "-Wl,")
+  /* The linker's first, then the compiler's, as upstream's clang line. */
+  return push_for_triple(argv, &o->device_linker_args, triple, "-Xlinker") ||
+                 push_for_triple(argv, &o->device_compiler_args, triple, NULL)
              ? LW_ENOMEM
              : 0;
 }

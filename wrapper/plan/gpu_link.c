@@ -50,6 +50,16 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
       (amd ? amdgcn_args : nvptx_args)(a, t) || lw_strvec_push(a, "-o") ||
       lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
     return lw_error(d, LW_ENOMEM, "out of memory");
+  /* LLVM's options reach the device link's LTO, as upstream passes them:
+   * every one as a plugin option, -mllvm's as -mllvm too. */
+  for (size_t i = 0; i < o->llvm_opts.n; i++)
+    if (lw_strvec_push(a, "-Xlinker") ||
+        lw_strvec_pushf(a, "--plugin-opt=%s", o->llvm_opts.v[i]))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < o->mllvm.n; i++)
+    if (lw_strvec_push(a, "-Xlinker") ||
+        lw_strvec_pushf(a, "-mllvm=%s", o->mllvm.v[i]))
+      return lw_error(d, LW_ENOMEM, "out of memory");
   /* The inputs' extension: CUDA's are what they are; HIP's bitcode goes as
    * objects, so that clang links it (LTO) instead of compiling it as a new
    * translation unit that needs the ROCm device libraries; OpenMP's all go

@@ -88,6 +88,7 @@ struct lw_options {
   int as_linker;    /* no --linker-path: fatlink is the host linker */
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
+  struct lw_strvec mllvm;       /* the -mllvm ones among them */
   struct lw_strvec device_linker_args;   /* "[triple=]arg" */
   struct lw_strvec device_compiler_args; /* "[triple=]arg" */
   struct lw_strvec storage; /* copies the const char* fields point to */
