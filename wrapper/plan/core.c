@@ -473,6 +473,54 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
   return t;
 }
 
+/* GPU code for "generic", or for a processor without target-ID features
+ * ("gfx90a"), also goes into every target of its kind and triple it is
+ * compatible with ("gfx90a:xnack+", "gfx90a:xnack-"; any, for generic), as
+ * upstream links it; generic code forms no target of its own. */
+static int gpu_triple(const char *triple) {
+  return strncmp(triple, "nvptx", 5) == 0 || strncmp(triple, "amdgcn", 6) == 0;
+}
+
+static int joins(const struct ex_image *img, const struct target *t) {
+  const char *a = arch_of(img);
+  if (t->kind != img->offload_kind || strcmp(t->triple, img->triple) != 0 ||
+      strcmp(t->arch, a) == 0 || strchr(a, ':'))
+    return 0;
+  size_t n = strlen(a);
+  return strcmp(a, "generic") == 0 ||
+         (strncmp(t->arch, a, n) == 0 && t->arch[n] == ':');
+}
+
+static int add_image(struct target *t, const struct ex_image *img,
+                     struct lw_diag *d) {
+  const struct ex_image **ni = realloc(t->imgs, (t->nimgs + 1) * sizeof *ni);
+  if (!ni)
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  t->imgs = ni;
+  t->imgs[t->nimgs++] = img;
+  return 0;
+}
+
+static int join_compatible(struct lw_plan *p, const struct ex_set *set,
+                           struct lw_diag *d) {
+  size_t ntargets = p->n; /* generic images' own targets come after */
+  for (size_t i = 0; i < set->n; i++) {
+    const struct ex_image *img = &set->images[i];
+    if (img->linked || !gpu_triple(img->triple))
+      continue;
+    int joined = 0;
+    for (size_t k = 0; k < ntargets; k++)
+      if (joins(img, &p->t[k]) && ++joined && add_image(&p->t[k], img, d))
+        return d->code;
+    if (joined || strcmp(arch_of(img), "generic") != 0)
+      continue;
+    struct target *t = target_for(p, img, d); /* none to join: its own */
+    if (!t || add_image(t, img, d))
+      return d->code;
+  }
+  return 0;
+}
+
 int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
                   const struct lw_link_line *line, const struct ex_set *set,
                   const struct lw_planner *const *planners, size_t nplanners,
@@ -501,19 +549,19 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
                 img->origin);
       continue;
     }
-    struct target *t = target_for(p, img, d);
-    if (!t)
-      return d->code;
     if (o->verbose)
       fprintf(stderr, "fatlink: device image %s for '%s' from '%s'\n",
               ex_offload_kind_name(img->offload_kind), img->triple,
               img->origin);
-    const struct ex_image **ni = realloc(t->imgs, (t->nimgs + 1) * sizeof *ni);
-    if (!ni)
-      return lw_error(d, LW_ENOMEM, "out of memory");
-    t->imgs = ni;
-    t->imgs[t->nimgs++] = img;
+    if (gpu_triple(img->triple) && strcmp(arch_of(img), "generic") == 0)
+      continue; /* join_compatible's */
+    struct target *t = target_for(p, img, d);
+    int rc = t ? add_image(t, img, d) : d->code;
+    if (rc)
+      return rc;
   }
+  if (join_compatible(p, set, d))
+    return d->code;
   if (o->emit_fatbin_only) {
     if (!p->n)
       return lw_error(d, LW_EINVAL,
