@@ -121,6 +121,11 @@ static const char *ld_name(const char *argv0) {
 
 int lw_as_linker_named(const char *argv0) { return ld_name(argv0) != NULL; }
 
+int lw_as_wrapper_named(const char *argv0) {
+  const char *base = strrchr(argv0, '/');
+  return strcmp(base ? base + 1 : argv0, "clang-linker-wrapper") == 0;
+}
+
 /* The linker name fatlink's own name asks for. */
 static const char *wanted_name(const char *argv0) {
   const char *name = ld_name(argv0);
@@ -189,13 +194,10 @@ static const char *host_triple(const struct lw_options *o) {
 
 int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d) {
   /* Under upstream's name fatlink is what clang runs, which always names
-   * the host linker: without it, upstream's error (fatlink and the ld
-   * names are the host linker themselves). */
-  const char *base = strrchr(o->argv0, '/');
-  base = base ? base + 1 : o->argv0;
-  if (!o->linker_path && strcmp(base, "clang-linker-wrapper") == 0)
-    return lw_error(d, LW_EINVAL,
-                    "linker path missing, must pass 'linker-path'");
+   * the host linker: it is not the host linker itself then (fatlink and the
+   * ld names are); a link without one is upstream's error (main.c). */
+  if (!o->linker_path && lw_as_wrapper_named(o->argv0))
+    return 0;
   /* clang -B <dir> looks for its linker where it found fatlink, and an
    * installed libexec/fatlink/ has both names: the linker that name asks
    * for is then the real one, from PATH (or FATLINK_LINKER). */

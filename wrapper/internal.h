@@ -33,6 +33,8 @@ int lw_as_linker_check_loop(const char *argv0, struct lw_diag *d);
 int lw_as_linker_setup(struct lw_options *o, struct lw_diag *d);
 /* Does fatlink run under a linker's name (ld, ld.<flavour>)? */
 int lw_as_linker_named(const char *argv0);
+/* Is fatlink run under upstream's name, clang-linker-wrapper? */
+int lw_as_wrapper_named(const char *argv0);
 /* "FATLINK_HOST_LINK=<argv0> -> <linker>", for the host linker's
  * environment (malloc'd), or NULL. */
 char *lw_as_linker_chain_env(const char *argv0, const char *linker);

@@ -201,6 +201,12 @@ int main(int argc, char **argv) {
       o.reproduce = auto_tar;
     if (!rc && o.reproduce && !o.dry_run) /* one that fails has it too */
       rc = lw_reproduce(&o, &d);
+    /* Under upstream's name the host linker must be named, as clang always
+     * names it (-mllvm --help needs none: LLVM printed it above). */
+    if (!rc && !o.linker_path && !o.emit_fatbin_only &&
+        lw_as_wrapper_named(o.argv0))
+      rc = lw_error(&d, LW_EINVAL,
+                    "linker path missing, must pass 'linker-path'");
     struct link l = {0};
     if (!rc)
       rc = run_link(&o, &l, &d);
