@@ -517,6 +517,12 @@ static int parse_one(struct lw_options *o, const struct lw_strvec *args,
   return take(o, t, value, d);
 }
 
+/* --wrapper-jobs' default. */
+static int online_cores(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (int)cores : 1;
+}
+
 /* Options that change no byte of what the device side makes: how many
  * jobs, what is printed or traced, the cache itself, the host linker. The
  * others go into the cache's keys (o->key_args). */
@@ -564,8 +570,7 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     /* "jobserver" (upstream's): as many as make's jobserver gives, which a
      * link under make takes anyway, else one per core. */
     if (strcmp(v, "jobserver") == 0) {
-      long cores = sysconf(_SC_NPROCESSORS_ONLN);
-      o->jobs = cores > 0 ? (int)cores : 1;
+      o->jobs = online_cores();
       return 0;
     }
     return parse_count(v, "--wrapper-jobs", 1, 1024, "", &o->jobs, d);
@@ -803,8 +808,7 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   o->cache_size = (uint64_t)5 << 30;
   o->cache_remote_timeout_ms = 2000;
   o->memory = UINT64_MAX;
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  o->jobs = cores > 0 ? (int)cores : 1;
+  o->jobs = online_cores();
   struct lw_strvec args = {0};
   int rc = lw_expand_response_files(argc - 1, argv + 1, &args, d);
   for (size_t i = 0; !rc && i < args.n; i++) {
