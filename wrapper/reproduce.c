@@ -185,6 +185,25 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
       }
     return push_path(p, "--sycl-device-library-location=", v), 1;
   }
+  if ((v = after(a, "--device-linker="))) {
+    /* [triple=]-L<dir>: the directory, with the libraries the device
+     * links' -l options find there (libompdevice.a for OpenMP GPUs) */
+    size_t n;
+    const char *arg = lw_device_arg(v, &n);
+    if (strncmp(arg, "-L", 2) != 0 || !is_dir(arg + 2))
+      return push(p, a), 1;
+    for (size_t k = 0; k < o->device_linker_args.n; k++) {
+      const char *l = lw_device_arg(o->device_linker_args.v[k], &n);
+      for (int so = 0; strncmp(l, "-l", 2) == 0 && so < 2; so++) {
+        char *lib = lw_xasprintf("%s/lib%s.%s", arg + 2, l + 2, so ? "so" : "a");
+        if (lib && is_file(lib))
+          free(in_tar(p, lib, 1));
+        p->oom |= !lib;
+        free(lib);
+      }
+    }
+    return push_path_n(p, a, (size_t)(arg + 2 - a), arg + 2), 1;
+  }
   struct lw_output_arg out = lw_output_arg_at(args, i);
   if (out.index >= 0) {
     if (out.count == 2)

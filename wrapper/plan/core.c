@@ -294,20 +294,26 @@ static const struct lw_job_kind relocate_kind = {
 
 /* ---- what planners share ------------------------------------------------ */
 
+const char *lw_device_arg(const char *value, size_t *triple_len) {
+  /* A triple never starts with '-' and has one at least, as upstream takes
+   * them. */
+  const char *eq = strchr(value, '=');
+  *triple_len = eq && value[0] != '-' &&
+                        memchr(value, '-', (size_t)(eq - value))
+                    ? (size_t)(eq - value)
+                    : 0;
+  return *triple_len ? eq + 1 : value;
+}
+
 /* Arguments of `list` ("[triple=]arg") that apply to `triple`, each after
  * `prefix` (a word of its own) when there is one. */
 static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
                            const char *triple, const char *prefix) {
   for (size_t i = 0; i < list->n; i++) {
-    /* "<triple>=<arg>" names a triple (which never starts with '-' and
-     * has one at least); "-opt=value" or "foo=bar" is an argument for
-     * every triple, as upstream takes them. */
-    const char *a = list->v[i], *eq = strchr(a, '=');
-    if (eq && a[0] != '-' && memchr(a, '-', (size_t)(eq - a))) {
-      if (strncmp(a, triple, (size_t)(eq - a)) != 0 || triple[eq - a] != 0)
-        continue; /* for another triple */
-      a = eq + 1;
-    }
+    size_t n;
+    const char *a = lw_device_arg(list->v[i], &n);
+    if (n && (strncmp(list->v[i], triple, n) != 0 || triple[n] != 0))
+      continue; /* for another triple */
     if ((prefix && lw_strvec_push(argv, prefix)) || lw_strvec_push(argv, a))
       return LW_ENOMEM;
   }

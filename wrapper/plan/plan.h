@@ -130,6 +130,11 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
                   const struct lw_planner *const *planners, size_t nplanners,
                   struct lw_plan **out, struct lw_diag *d);
 
+/* A --device-linker= or --device-compiler= value, "[<triple>=]<arg>": its
+ * <arg>, and in *triple_len the length of the triple it names (0: an
+ * argument for every triple: "-opt=value", "foo=bar"). */
+const char *lw_device_arg(const char *value, size_t *triple_len);
+
 /* After a successful run: renames the linked temporary to the output. */
 int lw_plan_commit(struct lw_plan *p, struct lw_diag *d);
 
