@@ -186,22 +186,12 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
     return push_path(p, "--sycl-device-library-location=", v), 1;
   }
   if ((v = after(a, "--device-linker="))) {
-    /* [triple=]-L<dir>: the directory, with the libraries the device
-     * links' -l options find there (libompdevice.a for OpenMP GPUs) */
+    /* [triple=]-L<dir>: the directory (lw_reproduce packs what the device
+     * links' -l options find there) */
     size_t n;
     const char *arg = lw_device_arg(v, &n);
     if (strncmp(arg, "-L", 2) != 0 || !is_dir(arg + 2))
       return push(p, a), 1;
-    for (size_t k = 0; k < o->device_linker_args.n; k++) {
-      const char *l = lw_device_arg(o->device_linker_args.v[k], &n);
-      for (int so = 0; strncmp(l, "-l", 2) == 0 && so < 2; so++) {
-        char *lib = lw_xasprintf("%s/lib%s.%s", arg + 2, l + 2, so ? "so" : "a");
-        if (lib && is_file(lib))
-          free(in_tar(p, lib, 1));
-        p->oom |= !lib;
-        free(lib);
-      }
-    }
     return push_path_n(p, a, (size_t)(arg + 2 - a), arg + 2), 1;
   }
   struct lw_output_arg out = lw_output_arg_at(args, i);
@@ -445,6 +435,12 @@ int lw_reproduce(const struct lw_options *o, struct lw_diag *d) {
     if (in.v[i].item == EX_LINK_FILE && is_file(in.v[i].path))
       free(in_tar(&p, in.v[i].path, 1));
   lw_inputs_free(&in);
+  /* And what the device links' -l find in their -L directories. */
+  struct lw_strvec libs = {0};
+  p.oom |= lw_device_link_libs(o, &libs) != 0;
+  for (size_t i = 0; i < libs.n; i++)
+    free(in_tar(&p, libs.v[i], 1));
+  lw_strvec_free(&libs);
   const char *base = base_name(o->reproduce);
   size_t len = strlen(base);
   char *root = len > 4 && strcmp(base + len - 4, ".tar") == 0

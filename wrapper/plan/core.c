@@ -294,32 +294,6 @@ static const struct lw_job_kind relocate_kind = {
 
 /* ---- what planners share ------------------------------------------------ */
 
-const char *lw_device_arg(const char *value, size_t *triple_len) {
-  /* A triple never starts with '-' and has one at least, as upstream takes
-   * them. */
-  const char *eq = strchr(value, '=');
-  *triple_len = eq && value[0] != '-' &&
-                        memchr(value, '-', (size_t)(eq - value))
-                    ? (size_t)(eq - value)
-                    : 0;
-  return *triple_len ? eq + 1 : value;
-}
-
-/* Arguments of `list` ("[triple=]arg") that apply to `triple`, each after
- * `prefix` (a word of its own) when there is one. */
-static int push_for_triple(struct lw_strvec *argv, const struct lw_strvec *list,
-                           const char *triple, const char *prefix) {
-  for (size_t i = 0; i < list->n; i++) {
-    size_t n;
-    const char *a = lw_device_arg(list->v[i], &n);
-    if (n && (strncmp(list->v[i], triple, n) != 0 || triple[n] != 0))
-      continue; /* for another triple */
-    if ((prefix && lw_strvec_push(argv, prefix)) || lw_strvec_push(argv, a))
-      return LW_ENOMEM;
-  }
-  return 0;
-}
-
 int lw__native_abi_check(const struct lw_plan *p, const char *what,
                          struct lw_diag *d) {
   if (p->o->sycl_abi != WRP_SYCL_LLVM22)
@@ -329,15 +303,6 @@ int lw__native_abi_check(const struct lw_plan *p, const char *what,
                   "LLVM 22's layout marks no image format, so it carries JIT "
                   "SPIR-V only (use --sycl-abi=dpcpp)",
                   what);
-}
-
-int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
-                         const char *triple) {
-  /* The linker's first, then the compiler's, as upstream's clang line. */
-  return push_for_triple(argv, &o->device_linker_args, triple, "-Xlinker") ||
-                 push_for_triple(argv, &o->device_compiler_args, triple, NULL)
-             ? LW_ENOMEM
-             : 0;
 }
 
 int lw__push_device_inputs(struct lw_strvec *argv, const struct target *t,

@@ -189,10 +189,12 @@ const struct lw_planner lw_cuda_planner = {.kind = EX_OFK_CUDA,
                                            .unsupported = unsupported,
                                            .first_job = first_job,
                                            .free = free_target,
-                                           .free_plan = free_plan};
+                                           .free_plan = free_plan,
+                                           .whole_cache = 1};
 
 /* free_plan frees both kinds' fatbinaries: once is enough. */
 const struct lw_planner lw_hip_planner = {.kind = EX_OFK_HIP,
                                           .unsupported = unsupported,
                                           .first_job = first_job,
-                                          .free = free_target};
+                                          .free = free_target,
+                                          .whole_cache = 1};

@@ -202,6 +202,7 @@ int lw__device_side_key(const struct lw_plan *p,
   lw_hash_str(&h, "fatlink device side 1");
   toolchain(&h);
   lw_hash_str(&h, o->host_triple);
+  strvec(&h, &p->line->shared); /* an OpenMP CPU device link's -L/-l */
   lw_hash_u64(&h, (uint64_t)o->relocatable);
   strvec(&h, &o->key_args);
   strvec(&h, &o->llvm_opts);
@@ -238,12 +239,23 @@ int lw__device_side_key(const struct lw_plan *p,
   lw_strvec_free(&libs);
   if (!rc && o->device_config)
     rc = file_contents(&h, o->device_config, d);
-  static const char *const tools[] = {"ocloc", "opencl-aot", "aoc",
-                                      "spirv-link", LW_LLD};
+  /* The GPU device links' tools (clang, with nvlink or lld underneath, and
+   * HIP's bundler) and what their -L and -l find: an OpenMP device
+   * runtime, a library of device code. */
+  static const char *const tools[] = {"ocloc",    "opencl-aot",
+                                      "aoc",      "spirv-link",
+                                      LW_LLD,     LW_CLANG,
+                                      LW_OFFLOAD_BUNDLER};
   lw_hash_str(&h, getenv("PATH"));
   for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(tools); i++)
     tool_identity(&h, tools[i]);
-  static const char *const cuda[] = {"ptxas", "fatbinary"};
+  struct lw_strvec found = {0};
+  if (!rc && lw_device_link_libs(o, &found))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < found.n; i++)
+    file_identity(&h, found.v[i]);
+  lw_strvec_free(&found);
+  static const char *const cuda[] = {"ptxas", "fatbinary", "nvlink"};
   for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(cuda); i++) {
     char *tool = lw__cuda_tool(o, cuda[i]);
     if (!tool)

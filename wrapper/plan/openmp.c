@@ -124,4 +124,5 @@ static void free_target(struct target *t) { lw_buf_free(&t->image); }
 
 const struct lw_planner lw_omp_planner = {
     .kind = EX_OFK_OPENMP, .unsupported = unsupported,
-    .first_job = first_job, .images = images, .free = free_target};
+    .first_job = first_job, .images = images, .free = free_target,
+    .whole_cache = 1};

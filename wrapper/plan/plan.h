@@ -135,6 +135,11 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
  * argument for every triple: "-opt=value", "foo=bar"). */
 const char *lw_device_arg(const char *value, size_t *triple_len);
 
+/* The files the device links' -l options find in their -L directories
+ * (--device-linker= values: lib<name>.a, lib<name>.so), appended to *out:
+ * what a link reads there (an OpenMP device runtime). LW_ENOMEM. */
+int lw_device_link_libs(const struct lw_options *o, struct lw_strvec *out);
+
 /* After a successful run: renames the linked temporary to the output. */
 int lw_plan_commit(struct lw_plan *p, struct lw_diag *d);
 

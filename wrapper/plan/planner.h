@@ -262,7 +262,8 @@ int lw__device_side_key(const struct lw_plan *p,
 struct lw_planner {
   unsigned kind; /* EX_OFK_* */
   /* Its targets' whole device side may come from the cache: keys.c's key
-   * covers everything they read (SYCL). */
+   * covers everything they read (SYCL; OpenMP, CUDA and HIP: their inputs,
+   * options, tools and what the device links' -L/-l find). */
   int whole_cache;
   /* Its targets are finished or half-finished FPGA binaries (fpga.c), which
    * the AOCO and dependency lists and an FPGA archive link take; or DPC++'s
@@ -330,6 +331,14 @@ char *lw__cuda_tool(const struct lw_options *o, const char *name);
  * malloc'd; NULL when there is none. */
 char *lw__cuda_libdevice(const struct lw_options *o);
 
+/* ---- devargs.c -------------------------------------------------------------- */
+
+/* Appends the --device-linker= (each after -Xlinker) and then the
+ * --device-compiler= arguments that apply to `triple` ("[triple=]arg"; no
+ * triple: every one). */
+int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
+                         const char *triple);
+
 /* ---- core.c, for the planners ------------------------------------------- */
 
 /* A warning of the device side: printed, and kept for the cache. */
@@ -340,10 +349,6 @@ void lw__warn(struct lw_plan *p, const char *fmt, ...)
  * device) that LLVM 22's layout cannot carry; else 0. */
 int lw__native_abi_check(const struct lw_plan *p, const char *what,
                          struct lw_diag *d);
-/* Appends the --device-compiler= and --device-linker= (as -Wl,) arguments
- * that apply to `triple` ("[triple=]arg"; no triple: every one). */
-int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
-                         const char *triple);
 /* Writes each image of `t` to a temporary of `stage` and appends its path.
  * The file's extension is `as`, or if NULL what its content is (.o, .bc or
  * .ll). */
