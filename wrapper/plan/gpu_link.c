@@ -1,8 +1,8 @@
 /* gpu_link.c - the device link of one GPU architecture, as upstream links
  * CUDA and HIP relocatable device code and OpenMP's GPU code: clang for the
  * target's triple and architecture, with nvlink underneath for nvptx64 (and
- * LTO of any bitcode among the inputs), LTO and lld for amdgcn, into
- * t->out_tmp (a cubin or a code object). cuda.c puts the architectures in
+ * LTO of any bitcode among the inputs), LTO and lld for amdgcn, spirv-link
+ * for spirv64, into t->out_tmp (a cubin, a code object, SPIR-V). cuda.c puts the architectures in
  * a fatbinary; openmp.c registers each. */
 #include "plan/planner.h"
 
@@ -34,11 +34,12 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   const struct lw_options *o = t->plan->o;
   struct lw_strvec *a = &j->argv;
   int amd = strncmp(t->triple, "amdgcn", 6) == 0;
+  int spirv = strncmp(t->triple, "spirv", 5) == 0; /* clang: spirv-link */
   /* clang and nvlink leave temporaries when they fail: they get a
    * directory of their own. */
   struct lw_tmp *scratch;
-  int rc = lw_tmp_create("gpu-device", amd ? "hsaco" : "cubin", &t->out_tmp,
-                         d);
+  int rc = lw_tmp_create("gpu-device", amd ? "hsaco" : spirv ? "spv" : "cubin",
+                         &t->out_tmp, d);
   if (!rc)
     rc = lw_tmp_create_scratch("gpu-tools", &scratch, d);
   if (rc)
@@ -47,7 +48,8 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   j->show_output = 1;
   if (lw_strvec_push(a, LW_CLANG) || lw_strvec_push(a, "--no-default-config") ||
       lw_strvec_pushf(a, "--target=%s", t->triple) ||
-      (amd ? amdgcn_args : nvptx_args)(a, t) || lw_strvec_push(a, "-o") ||
+      (!spirv && (amd ? amdgcn_args : nvptx_args)(a, t)) ||
+      lw_strvec_push(a, "-o") ||
       lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   /* LLVM's options reach the device link's LTO, as upstream passes them:

@@ -1,9 +1,10 @@
 /* openmp.c - the OpenMP device chain, as upstream links it: for a CPU
  * target, the device objects (or bitcode) are written out and linked into
  * a shared object by clang, which libomptarget's host plugin loads; for
- * NVIDIA and AMD GPUs, clang links them for the architecture (nvlink, or
- * LTO and lld underneath: gpu_link.c) into the image
- * libomptarget's CUDA or AMDGPU plugin loads. */
+ * NVIDIA and AMD GPUs and SPIR-V (spirv64-intel), clang links them for
+ * the architecture (nvlink, LTO and lld, or spirv-link underneath:
+ * gpu_link.c) into the image libomptarget's CUDA, AMDGPU or Level Zero
+ * plugin loads (SPIR-V in Intel's ELF container, extract/spirv_elf.c). */
 #include "plan/planner.h"
 
 #include <stdlib.h>
@@ -55,7 +56,8 @@ static const struct lw_job_kind gpu_link_kind = {
 
 static int is_gpu(const char *triple) {
   return strncmp(triple, "nvptx64-", 8) == 0 ||
-         strncmp(triple, "amdgcn-", 7) == 0;
+         strncmp(triple, "amdgcn-", 7) == 0 ||
+         strncmp(triple, "spirv64-", 8) == 0;
 }
 
 /* ---- the planner ----------------------------------------------------------- */
@@ -63,7 +65,7 @@ static int is_gpu(const char *triple) {
 static const char *unsupported(const struct ex_image *img) {
   if (strncmp(img->triple, "x86_64-", 7) != 0 && !is_gpu(img->triple))
     return "OpenMP device triple";
-  if (is_gpu(img->triple) &&
+  if (is_gpu(img->triple) && img->triple[0] != 's' &&
       strncmp(img->arch, img->triple[0] == 'n' ? "sm_" : "gfx", 3) != 0)
     return "OpenMP GPU architecture";
   if (img->image_kind != EX_IMG_OBJECT && img->image_kind != EX_IMG_BITCODE)
@@ -100,6 +102,16 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
     arch = ""; /* a CPU's: upstream's image names none */
   struct ex_string strs[2] = {{"triple", (char *)t->triple, strlen(t->triple)},
                               {"arch", (char *)arch, strlen(arch)}};
+  /* SPIR-V goes in the ELF container libomptarget's Level Zero plugin
+   * reads, as upstream packs it. */
+  struct lw_buf elf = {0};
+  if (strncmp(t->triple, "spirv", 5) == 0) { /* a dry run's empty one too */
+    if (ex_write_spirv_elf(t->image.data, t->image.len, &elf))
+      return lw_error(d, LW_ENOMEM, "cannot pack the SPIR-V image for '%s'",
+                      t->triple);
+    lw_buf_free(&t->image);
+    t->image = elf;
+  }
   struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_OPENMP, 0, strs, 2,
                               t->image.data, t->image.len};
   struct lw_buf blob = {0};
