@@ -23,15 +23,13 @@ enum { NAME_NOTE = 1, NAME_SHSTRTAB = 26, NAME_STRTAB = 36, NAME_SPIRV = 44 };
 static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
 
 /* Appends one note (owner, type, desc) as ELF lays notes out. */
-static int note(struct lw_buf *b, uint32_t type, const char *desc,
-                size_t len) {
+static int note(struct lw_buf *b, uint32_t type, const char *desc, size_t len) {
   static const unsigned char zero[4];
   uint32_t h[3] = {sizeof owner, (uint32_t)len, type};
   return lw_buf_append(b, h, sizeof h) ||
          lw_buf_append(b, owner, sizeof owner) ||
          lw_buf_append(b, zero, pad4(sizeof owner) - sizeof owner) ||
-         lw_buf_append(b, desc, len) ||
-         lw_buf_append(b, zero, pad4(len) - len);
+         lw_buf_append(b, desc, len) || lw_buf_append(b, zero, pad4(len) - len);
 }
 
 static int section(Elf *e, uint32_t name, uint32_t type, uint64_t off,
@@ -55,7 +53,8 @@ static int section(Elf *e, uint32_t name, uint32_t type, uint64_t off,
 
 int ex_write_spirv_elf(const void *spirv, size_t n, struct lw_buf *out) {
   struct lw_buf notes = {0};
-  static const char aux[] = "0\0" "1\0"; /* index 0, SPIR-V, no options */
+  static const char aux[] = "0\0"
+                            "1\0"; /* index 0, SPIR-V, no options */
   if (note(&notes, 1, "1.0", 3) || note(&notes, 3, aux, sizeof aux) ||
       note(&notes, 2, "1", 1)) {
     lw_buf_free(&notes);
@@ -84,8 +83,8 @@ int ex_write_spirv_elf(const void *spirv, size_t n, struct lw_buf *out) {
     rc = section(e, NAME_NOTE, SHT_NOTE, at, notes.data, notes.len, 0) ||
          section(e, NAME_SPIRV, SHT_PROGBITS, spv, spirv, n, 0) ||
          section(e, NAME_STRTAB, SHT_STRTAB, strtab, "", 1, 1) ||
-         section(e, NAME_SHSTRTAB, SHT_STRTAB, shs, shstrtab,
-                 sizeof shstrtab, 1);
+         section(e, NAME_SHSTRTAB, SHT_STRTAB, shs, shstrtab, sizeof shstrtab,
+                 1);
   if (!rc && elf_update(e, ELF_C_WRITE) < 0)
     rc = -1;
   if (e)

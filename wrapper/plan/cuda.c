@@ -1,8 +1,9 @@
 /* cuda.c - the device side of CUDA and HIP relocatable device code
  * (-fgpu-rdc --offload-new-driver), as upstream does it. Per architecture,
- * the link's device objects are linked by clang: for nvptx64 into a cubin
- * (the toolkit's nvlink underneath, through clang-nvlink-wrapper: gpu_link.c), for
- * amdgcn into a code object (LTO of the bitcode, then lld). Then one
+ * the link's device objects are linked by clang (gpu_link.c): for nvptx64
+ * into a cubin (the toolkit's nvlink underneath, through
+ * clang-nvlink-wrapper), for amdgcn into a code object (LTO of the bitcode,
+ * then lld). Then one
  * fatbinary of every architecture: the toolkit's fatbinary for CUDA,
  * clang-offload-bundler's bundle for HIP. wrap registers it with the
  * runtime (wrap/cuda.c); with --emit-fatbin-only it is the output instead.

@@ -12,10 +12,10 @@ const char *lw_device_arg(const char *value, size_t *triple_len) {
   /* A triple never starts with '-' and has one at least, as upstream takes
    * them. */
   const char *eq = strchr(value, '=');
-  *triple_len = eq && value[0] != '-' &&
-                        memchr(value, '-', (size_t)(eq - value))
-                    ? (size_t)(eq - value)
-                    : 0;
+  *triple_len =
+      eq && value[0] != '-' && memchr(value, '-', (size_t)(eq - value))
+          ? (size_t)(eq - value)
+          : 0;
   return *triple_len ? eq + 1 : value;
 }
 
@@ -27,8 +27,8 @@ int lw_device_link_libs(const struct lw_options *o, struct lw_strvec *out) {
     for (size_t k = 0; strncmp(dir, "-L", 2) == 0 && k < v->n; k++) {
       const char *l = lw_device_arg(v->v[k], &n);
       for (int so = 0; strncmp(l, "-l", 2) == 0 && so < 2; so++) {
-        char *lib = lw_xasprintf("%s/lib%s.%s", dir + 2, l + 2,
-                                 so ? "so" : "a");
+        char *lib =
+            lw_xasprintf("%s/lib%s.%s", dir + 2, l + 2, so ? "so" : "a");
         struct stat st;
         int keep = lib && stat(lib, &st) == 0 && S_ISREG(st.st_mode);
         if (!lib || (keep && lw_strvec_push(out, lib))) {

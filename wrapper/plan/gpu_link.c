@@ -2,8 +2,8 @@
  * CUDA and HIP relocatable device code and OpenMP's GPU code: clang for the
  * target's triple and architecture, with nvlink underneath for nvptx64 (and
  * LTO of any bitcode among the inputs), LTO and lld for amdgcn, spirv-link
- * for spirv64, into t->out_tmp (a cubin, a code object, SPIR-V). cuda.c puts the architectures in
- * a fatbinary; openmp.c registers each. */
+ * for spirv64, into t->out_tmp (a cubin, a code object, SPIR-V). cuda.c
+ * puts the architectures in a fatbinary; openmp.c registers each. */
 #include "plan/planner.h"
 
 #include <string.h>
@@ -38,7 +38,10 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   /* clang and nvlink leave temporaries when they fail: they get a
    * directory of their own. */
   struct lw_tmp *scratch;
-  int rc = lw_tmp_create("gpu-device", amd ? "hsaco" : spirv ? "spv" : "cubin",
+  int rc = lw_tmp_create("gpu-device",
+                         amd     ? "hsaco"
+                         : spirv ? "spv"
+                                 : "cubin",
                          &t->out_tmp, d);
   if (!rc)
     rc = lw_tmp_create_scratch("gpu-tools", &scratch, d);
@@ -49,8 +52,7 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   if (lw_strvec_push(a, LW_CLANG) || lw_strvec_push(a, "--no-default-config") ||
       lw_strvec_pushf(a, "--target=%s", t->triple) ||
       (!spirv && (amd ? amdgcn_args : nvptx_args)(a, t)) ||
-      lw_strvec_push(a, "-o") ||
-      lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
+      lw_strvec_push(a, "-o") || lw_strvec_push(a, lw_tmp_path(t->out_tmp)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   /* LLVM's options reach the device link's LTO, as upstream passes them:
    * every one as a plugin option, -mllvm's as -mllvm too. */
