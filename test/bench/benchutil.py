@@ -135,3 +135,22 @@ def medians(runs):
     """{name: [(wall, peak, cpu), ...]} -> {name: (median of each, ...)}."""
     return {n: tuple(statistics.median(col) for col in zip(*v))
             for n, v in runs.items()}
+
+
+def upstream_vs_fatlink(argvs, runs, title):
+    """Runs {"upstream": (argv, env), "fatlink": (argv, env)} alternately,
+    `runs` times each, and prints `title`, the median wall time, CPU time
+    and peak memory of each and fatlink's ratios to upstream."""
+    timed = {n: [] for n in argvs}
+    for _ in range(runs):
+        for name, (argv, env) in argvs.items():
+            timed[name].append(run_timed(argv, env))
+    med = medians(timed)
+    print(title)
+    print("%-9s %8s %8s %9s" % ("", "wall s", "cpu s", "peak MiB"))
+    for name in argvs:
+        w, m, c = med[name]
+        print("%-9s %8.3f %8.3f %9.1f" % (name, w, c, m))
+    (uw, um, uc), (fw, fm, fc) = med["upstream"], med["fatlink"]
+    print("fatlink/upstream: wall %.2f, cpu %.2f, peak %.2f"
+          % (fw / uw, fc / uc, fm / um))

@@ -144,20 +144,11 @@ def main():
                 sys.exit("benchmark: %s failed: %s" % (name, r.stderr[-500:]))
             mods[name] = r.stderr
         same = mods["upstream"] == mods["fatlink"]
-        runs = {n: [] for n in tools}
-        for _ in range(args.runs):
-            for name, (tool, env) in tools.items():
-                runs[name].append(benchutil.run_timed(tool + link, env))
-        med = benchutil.medians(runs)
-        print("CUDA link: %d units (%d in an archive), %s, seed %d, %d runs"
-              % (args.tus, args.tus - half, args.archs, args.seed, args.runs))
-        print("%-9s %8s %8s %9s" % ("", "wall s", "cpu s", "peak MiB"))
-        for name in tools:
-            w, m, c = med[name]
-            print("%-9s %8.3f %8.3f %9.1f" % (name, w, c, m))
-        (uw, um, uc), (fw, fm, fc) = med["upstream"], med["fatlink"]
-        print("fatlink/upstream: wall %.2f, cpu %.2f, peak %.2f"
-              % (fw / uw, fc / uc, fm / um))
+        benchutil.upstream_vs_fatlink(
+            {n: (tool + link, env) for n, (tool, env) in tools.items()},
+            args.runs,
+            "CUDA link: %d units (%d in an archive), %s, seed %d, %d runs"
+            % (args.tus, args.tus - half, args.archs, args.seed, args.runs))
         print("registration modules %s" % ("identical" if same else "DIFFER"))
         return 0 if same else 1
     finally:

@@ -116,23 +116,12 @@ def main():
         ours, up = benchutil.envs(work, "/usr/lib/llvm-22/bin")
         tools = {"upstream": ("/usr/lib/llvm-22/bin/clang-linker-wrapper", up),
                  "fatlink": (os.path.join(bindir, "fatlink"), ours)}
-        runs = {n: [] for n in tools}
-        for _ in range(args.runs):
-            for name, (tool, env) in tools.items():
-                argv = [tool] + [outs[name] if a == out else a for a in link]
-                runs[name].append(benchutil.run_timed(argv, env))
+        benchutil.upstream_vs_fatlink(
+            {n: ([tool] + [outs[n] if a == out else a for a in link], env)
+             for n, (tool, env) in tools.items()}, args.runs,
+            "OpenMP GPU link: %d units (%d in an archive), %s, seed %d, %d runs"
+            % (args.tus, args.tus - half, args.archs, args.seed, args.runs))
         same = filecmp.cmp(outs["upstream"], outs["fatlink"], shallow=False)
-        med = benchutil.medians(runs)
-        print("OpenMP GPU link: %d units (%d in an archive), %s, seed %d, "
-              "%d runs" % (args.tus, args.tus - half, args.archs, args.seed,
-                           args.runs))
-        print("%-9s %8s %8s %9s" % ("", "wall s", "cpu s", "peak MiB"))
-        for name in tools:
-            w, m, c = med[name]
-            print("%-9s %8.3f %8.3f %9.1f" % (name, w, c, m))
-        (uw, um, uc), (fw, fm, fc) = med["upstream"], med["fatlink"]
-        print("fatlink/upstream: wall %.2f, cpu %.2f, peak %.2f"
-              % (fw / uw, fc / uc, fm / um))
         print("programs %s" % ("identical" if same else "DIFFER"))
         return 0 if same else 1
     finally:
