@@ -145,19 +145,19 @@ def holds(expr, feats, triple):
             return any(re.fullmatch(rx, n) for n in names)
         return t in feats or t == "target=" + triple
 
-    def andx():
-        v = atom()
-        while peek() == "&&":
+    def chain(op, operand):
+        """operand (op operand)*: every operand is read, then combined."""
+        vals = [operand()]
+        while peek() == op:
             take()
-            v = atom() and v
-        return v
+            vals.append(operand())
+        return all(vals) if op == "&&" else any(vals)
+
+    def andx():
+        return chain("&&", atom)
 
     def orx():
-        v = andx()
-        while peek() == "||":
-            take()
-            v = andx() or v
-        return v
+        return chain("||", andx)
 
     return orx() if toks else True
 
