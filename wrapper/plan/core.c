@@ -444,14 +444,15 @@ static struct target *target_for(struct lw_plan *p, const struct ex_image *img,
   return t;
 }
 
+int lw__gpu_triple(const char *triple) {
+  return strncmp(triple, "nvptx64-", 8) == 0 ||
+         strncmp(triple, "amdgcn-", 7) == 0;
+}
+
 /* GPU code for "generic", or for a processor without target-ID features
  * ("gfx90a"), also goes into every target of its kind and triple it is
  * compatible with ("gfx90a:xnack+", "gfx90a:xnack-"; any, for generic), as
  * upstream links it; generic code forms no target of its own. */
-static int gpu_triple(const char *triple) {
-  return strncmp(triple, "nvptx", 5) == 0 || strncmp(triple, "amdgcn", 6) == 0;
-}
-
 static int joins(const struct ex_image *img, const struct target *t) {
   const char *a = arch_of(img);
   if (t->kind != img->offload_kind || strcmp(t->triple, img->triple) != 0 ||
@@ -477,7 +478,7 @@ static int join_compatible(struct lw_plan *p, const struct ex_set *set,
   size_t ntargets = p->n; /* generic images' own targets come after */
   for (size_t i = 0; i < set->n; i++) {
     const struct ex_image *img = &set->images[i];
-    if (img->linked || !gpu_triple(img->triple))
+    if (img->linked || !lw__gpu_triple(img->triple))
       continue;
     int joined = 0;
     for (size_t k = 0; k < ntargets; k++)
@@ -524,7 +525,7 @@ int lw_plan_build(struct lw_graph *g, const struct lw_options *o,
       fprintf(stderr, "fatlink: device image %s for '%s' from '%s'\n",
               ex_offload_kind_name(img->offload_kind), img->triple,
               img->origin);
-    if (gpu_triple(img->triple) && strcmp(arch_of(img), "generic") == 0)
+    if (lw__gpu_triple(img->triple) && strcmp(arch_of(img), "generic") == 0)
       continue; /* join_compatible's */
     struct target *t = target_for(p, img, d);
     int rc = t ? add_image(t, img, d) : d->code;

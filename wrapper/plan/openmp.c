@@ -55,9 +55,7 @@ static const struct lw_job_kind gpu_link_kind = {
     .done = lw__read_device_image};
 
 static int is_gpu(const char *triple) {
-  return strncmp(triple, "nvptx64-", 8) == 0 ||
-         strncmp(triple, "amdgcn-", 7) == 0 ||
-         strncmp(triple, "spirv64-", 8) == 0;
+  return lw__gpu_triple(triple) || strncmp(triple, "spirv64-", 8) == 0;
 }
 
 /* ---- the planner ----------------------------------------------------------- */

@@ -341,6 +341,9 @@ int lw__push_device_args(struct lw_strvec *argv, const struct lw_options *o,
 
 /* ---- core.c, for the planners ------------------------------------------- */
 
+/* Is `triple` an NVIDIA (nvptx64-) or AMD (amdgcn-) GPU's? */
+int lw__gpu_triple(const char *triple);
+
 /* A warning of the device side: printed, and kept for the cache. */
 void lw__warn(struct lw_plan *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

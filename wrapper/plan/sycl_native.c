@@ -285,8 +285,7 @@ static const struct lw_job_kind link_kind = {
 /* ---- the planner ----------------------------------------------------------- */
 
 static int claims(const struct ex_image *img) {
-  return strncmp(img->triple, "nvptx64-", 8) == 0 ||
-         strncmp(img->triple, "amdgcn-", 7) == 0;
+  return lw__gpu_triple(img->triple);
 }
 
 static const char *unsupported(const struct ex_image *img) {
