@@ -45,13 +45,35 @@ void lw__warn(struct lw_plan *p, const char *fmt, ...) {
 
 /* ---- wrap and host link -------------------------------------------------- */
 
+/* The registration object, named as upstream names its wrapper objects
+ * (OUT.<kind>.image.wrapper.o; the kinds joined by '-' where one object
+ * registers several). */
+static int create_wrapper_obj(struct lw_plan *p, struct lw_diag *d) {
+  char stage[64] = "";
+  size_t at = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    const char *k = ex_offload_kind_name(p->t[i].kind);
+    size_t j = 0;
+    while (j < i && p->t[j].kind != p->t[i].kind)
+      j++;
+    if (j == i && at < sizeof stage)
+      at += (size_t)snprintf(stage + at, sizeof stage - at, "%s%s",
+                             at ? "-" : "", k);
+  }
+  char *name = lw_xasprintf("%s%simage.wrapper", stage, at ? "." : "");
+  int rc = name ? lw_tmp_create_once(name, "o", &p->wrapper_obj, d)
+                : lw_error(d, LW_ENOMEM, "out of memory");
+  free(name);
+  return rc;
+}
+
 static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
                         struct lw_diag *d) {
   (void)g;
   struct lw_plan *p = j->data;
   if (p->hit) {
     j->what = strdup("the registration object from the cache");
-    return j->what ? lw_tmp_create("wrapper", "o", &p->wrapper_obj, d)
+    return j->what ? create_wrapper_obj(p, d)
                    : lw_error(d, LW_ENOMEM, "out of memory");
   }
   j->what = lw_xasprintf("wrap the device images of %zu target(s) for %s", p->n,
@@ -59,7 +81,7 @@ static int wrap_prepare(struct lw_graph *g, struct lw_job *j,
   /* --print-wrapped-module prints it in a dry run too, as upstream: with
    * the empty images a dry run has. */
   j->runs_dry = p->o->dry_run && p->o->print_wrapped;
-  int rc = lw_tmp_create("wrapper", "o", &p->wrapper_obj, d);
+  int rc = create_wrapper_obj(p, d);
   if (rc)
     return rc;
   for (size_t i = 0; !rc && i < p->n; i++)

@@ -6,6 +6,7 @@
  * puts the architectures in a fatbinary; openmp.c registers each. */
 #include "plan/planner.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef LW_CLANG
@@ -37,12 +38,13 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   int spirv = strncmp(t->triple, "spirv", 5) == 0; /* clang: spirv-link */
   /* clang and nvlink leave temporaries when they fail: they get a
    * directory of their own. */
+  /* Named as upstream names the image: OUT.<triple's arch>.<arch>.img */
   struct lw_tmp *scratch;
-  int rc = lw_tmp_create("gpu-device",
-                         amd     ? "hsaco"
-                         : spirv ? "spv"
-                                 : "cubin",
-                         &t->out_tmp, d);
+  char *stage = lw_xasprintf("%.*s.%s", (int)strcspn(t->triple, "-"),
+                             t->triple, t->arch);
+  int rc = stage ? lw_tmp_create(stage, "img", &t->out_tmp, d)
+                 : lw_error(d, LW_ENOMEM, "out of memory");
+  free(stage);
   if (!rc)
     rc = lw_tmp_create_scratch("gpu-tools", &scratch, d);
   if (rc)

@@ -29,6 +29,11 @@ void lw_tmp_configure(const char *output, int save_temps, int dry_run);
  * lw_tmp_path(). */
 int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
                   struct lw_diag *d);
+/* The same for a temporary the link makes once: kept, it is named
+ * `<output>.<stage>.<ext>` with no counter (--save-temps' names that
+ * upstream's tests look for, e.g. OUT.openmp.image.wrapper.o). */
+int lw_tmp_create_once(const char *stage, const char *ext, struct lw_tmp **out,
+                       struct lw_diag *d);
 
 /* Creates a temporary directory for `stage`, and in it a file of a given
  * name (removed before the directory). */

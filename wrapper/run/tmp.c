@@ -311,21 +311,36 @@ static int create(char *path, int unique, int suffix_len, int keep,
   return add(path, keep, out, d);
 }
 
-int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
-                  struct lw_diag *d) {
+/* `counted`: the name has the link's counter, as a stage may make several;
+ * else it is the one temporary of its name in the link. */
+static int create_for(const char *stage, const char *ext, int counted,
+                      struct lw_tmp **out, struct lw_diag *d) {
   install_handlers();
   /* Predictable names when kept (next to the output) and in a dry run. */
   unsigned n = name_counter++;
+  char num[24] = "";
+  if (counted)
+    snprintf(num, sizeof num, ".%u", n);
   if (cfg_save)
-    return create(lw_xasprintf("%s.%s.%u.%s", cfg_output, stage, n, ext), 0,
+    return create(lw_xasprintf("%s.%s%s.%s", cfg_output, stage, num, ext), 0,
                   0, 1, out, d);
   if (cfg_dry)
-    return create(lw_xasprintf("%s/%s.%s.%u.%s", tmpdir(),
-                               lw_base_name(cfg_output), stage, n, ext),
+    return create(lw_xasprintf("%s/%s.%s%s.%s", tmpdir(),
+                               lw_base_name(cfg_output), stage, num, ext),
                   0, 0, 1, out, d);
   return create(lw_xasprintf("%s/%s.%s-XXXXXX.%s", tmpdir(),
                              lw_base_name(cfg_output), stage, ext),
                 1, (int)strlen(ext) + 1, 0, out, d);
+}
+
+int lw_tmp_create(const char *stage, const char *ext, struct lw_tmp **out,
+                  struct lw_diag *d) {
+  return create_for(stage, ext, 1, out, d);
+}
+
+int lw_tmp_create_once(const char *stage, const char *ext, struct lw_tmp **out,
+                       struct lw_diag *d) {
+  return create_for(stage, ext, 0, out, d);
 }
 
 int lw_tmp_create_dir(const char *stage, struct lw_tmp **out,
