@@ -44,6 +44,10 @@ LLVMValueRef wrp__entry(struct wrp__ir *ir, uint16_t kind, LLVMValueRef addr,
 LLVMValueRef wrp__declare(struct wrp__ir *ir, const char *name, LLVMTypeRef ret,
                           LLVMTypeRef *params, unsigned n);
 
+/* The section an offload entry goes in: llvm_offload_entries, or on a
+ * PE/COFF host its $OE part (between the bounds' $OA and $OZ). */
+const char *wrp__entries_section(const struct wrp__ir *ir);
+
 /* The linker-made bounds __start_/__stop_llvm_offload_entries of the
  * section the compilers put host offload entries in, made once per module,
  * with a zero-sized dummy entry that keeps the section alive. */

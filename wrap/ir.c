@@ -75,6 +75,11 @@ static int coff_host(const char *triple) {
          strstr(triple, "-cygwin") || strstr(triple, "-win32");
 }
 
+const char *wrp__entries_section(const struct wrp__ir *ir) {
+  return coff_host(LLVMGetTarget(ir->mod)) ? "llvm_offload_entries$OE"
+                                          : "llvm_offload_entries";
+}
+
 void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
                        LLVMValueRef *end) {
   static const char sec[] = "llvm_offload_entries";

@@ -34,7 +34,7 @@ static LLVMValueRef entry(struct wrp__ir *ir, const char *name) {
   LLVMSetInitializer(g, init);
   LLVMSetGlobalConstant(g, 1);
   LLVMSetLinkage(g, LLVMWeakAnyLinkage);
-  LLVMSetSection(g, "llvm_offload_entries");
+  LLVMSetSection(g, wrp__entries_section(ir));
   LLVMSetAlignment(g, 8);
   LLVMMetadataRef md = LLVMValueAsMetadata(str);
   LLVMAddNamedMetadataOperand(

@@ -806,7 +806,10 @@ static const char *unsupported(const struct ex_image *img) {
   enum aot_target aot = aot_classify(img->triple);
   if (aot == AOT_UNKNOWN)
     return "SYCL device triple";
-  if (img->image_kind != EX_IMG_BITCODE && !spirv_image(img))
+  /* An object file is refused when the link is planned (first_job): a dry
+   * run, reading no image, takes it as upstream's does. */
+  if (img->image_kind != EX_IMG_BITCODE && img->image_kind != EX_IMG_OBJECT &&
+      !spirv_image(img))
     return "SYCL device image kind";
   return NULL;
 }
@@ -831,6 +834,12 @@ static int take_spirv(struct target *t, struct lw_diag *d) {
 static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
   struct lw_plan *p = t->plan;
+  for (size_t i = 0; !p->o->dry_run && i < t->nimgs; i++)
+    if (t->imgs[i]->image_kind == EX_IMG_OBJECT && !spirv_image(t->imgs[i]))
+      return lw_error_path(d, LW_ENOTSUP, t->imgs[i]->origin,
+                           "SYCL device image kind is not supported yet (kind "
+                           "sycl, image o, triple '%s')",
+                           t->triple);
   int rc = p->lib_bitcode ? 0 : load_libs(p, d);
   if (!rc)
     rc = take_spirv(t, d);
@@ -875,11 +884,21 @@ static int upstream_carries(const struct lw_options *o,
  * module's kernels and property sets (the "SYCL Modules" proposal). */
 static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
   static const struct dl_props none;
+  /* A dry run links nothing: its module registers the image upstream's
+   * dry run has, empty, of no format, with one entry named "stub". */
+  static char *stub_name[] = {"stub"};
+  static const struct lw_strvec stub = {stub_name, 1, 1};
+  if (p->o->dry_run) {
+    if (lw_grow(&p->sycl, p->nsycl, &p->capsycl, sizeof *p->sycl, 16))
+      return lw_error(d, LW_ENOMEM, "out of memory");
+    p->sycl[p->nsycl++] = (struct wrp_sycl_image){
+        (const unsigned char *)"", 0, "", WRP_FMT_NONE, "", "", &stub, NULL,
+        0, ""};
+    return 0;
+  }
   lw__aot_check_coverage(t);
   for (size_t k = 0; k < t->nmodules; k++) {
     struct sycl_module *m = &t->modules[k];
-    if (!m->image.len)
-      continue; /* a dry run */
     /* a SPIR-V input's module: its entry points, no property sets */
     const struct dl_group *gr = k < t->split.n ? &t->split.g[k] : NULL;
     for (size_t u = 0; u < t->nouts; u++) {

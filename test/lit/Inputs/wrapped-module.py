@@ -1,6 +1,6 @@
-"""wrapped-module.py FATLINK UPSTREAM DIR KIND... -- HOST...: links
+"""wrapped-module.py FATLINK UPSTREAM DIR KIND[@FLAG]... -- HOST...: links
 DIR/KIND.o for each host triple with --dry-run --print-wrapped-module by
-both, keeps each one's module (the lines that are not commands: a dry run's
+both (FLAG given to fatlink only, e.g. --sycl-abi=llvm22), keeps each one's module (the lines that are not commands: a dry run's
 command lines differ) in DIR/KIND.HOST.ours / .upstream, and prints "same"
 or the first differing line."""
 import os
@@ -14,8 +14,8 @@ env = dict(os.environ, TMPDIR=os.path.join(d, "tmp"))
 env["PATH"] = os.path.dirname(upstream) + ":" + env["PATH"]
 
 
-def module(tool, kind, host):
-    p = subprocess.run([tool, "--print-wrapped-module", "--dry-run",
+def module(tool, kind, host, flags=()):
+    p = subprocess.run([tool] + list(flags) + ["--print-wrapped-module", "--dry-run",
                         "--host-triple=" + host, "--linker-path=/usr/bin/ld",
                         "--", os.path.join(d, kind + ".o"), "-o",
                         os.path.join(d, "a.out")],
@@ -28,9 +28,11 @@ def module(tool, kind, host):
             if not l.startswith((' "', "/", "in-process:", "fatbinary "))]
 
 
-for kind in kinds:
+for spec in kinds:
+    kind, _, flag = spec.partition("@")
     for host in hosts:
-        ours, up = module(fatlink, kind, host), module(upstream, kind, host)
+        ours = module(fatlink, kind, host, [flag] if flag else [])
+        up = module(upstream, kind, host)
         for name, lines in (("ours", ours), ("upstream", up)):
             with open(os.path.join(d, "%s.%s.%s" % (kind, host, name)), "w") as f:
                 f.write("\n".join(lines) + "\n")
