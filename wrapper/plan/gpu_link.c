@@ -13,13 +13,16 @@
 #define LW_CLANG "clang"
 #endif
 
+/* --embed-bitcode: the image is the bitcode LTO linked (libomptarget's
+ * JIT compiles it when the program runs), as upstream links it. */
 static int nvptx_args(struct lw_strvec *a, const struct target *t) {
   const char *cuda = t->plan->o->cuda_path;
   return lw_strvec_pushf(a, "-march=%s", t->arch) ||
-         (cuda && lw_strvec_pushf(a, "--cuda-path=%s", cuda));
+         (cuda && lw_strvec_pushf(a, "--cuda-path=%s", cuda)) ||
+         (t->plan->o->embed_bitcode &&
+          lw_strvec_push(a, "-Wl,--lto-emit-llvm"));
 }
 
-/* --embed-bitcode: the code object is the bitcode LTO linked. */
 static int amdgcn_args(struct lw_strvec *a, const struct target *t) {
   return lw_strvec_pushf(a, "-mcpu=%s", t->arch) ||
          lw_strvec_push(a, "-flto") ||

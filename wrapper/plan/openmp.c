@@ -73,10 +73,11 @@ static const char *unsupported(const struct ex_image *img) {
 
 static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                      struct lw_diag *d) {
-  /* The bitcode would be registered, found to fit no device, and the
-   * program would quietly run on the host (upstream's link fails: GNU ld
-   * cannot stop after LTO). */
-  if (t->plan->o->embed_bitcode)
+  /* On a CPU the bitcode would be registered, found to fit no device, and
+   * the program would quietly run on the host (upstream's link fails: GNU
+   * ld cannot stop after LTO); a GPU's is linked LTO bitcode for
+   * libomptarget's JIT. */
+  if (t->plan->o->embed_bitcode && !(is_gpu(t->triple) && t->triple[0] != 's'))
     return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
                          is_gpu(t->triple)
                              ? "--embed-bitcode: fatlink registers no bitcode "
@@ -89,6 +90,18 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
                             t, NULL, 0)))
     return lw_error(d, LW_ENOMEM, "out of memory");
   return 0;
+}
+
+/* Does target t's image go before image `img` (another target's) in
+ * upstream's sort? */
+static int goes_before(const struct lw_plan *p, const struct target *t,
+                       const struct wrp_omp_image *img) {
+  const struct target *o = NULL;
+  for (size_t i = 0; i < p->n && !o; i++)
+    if (p->t[i].image.data == img->binary)
+      o = &p->t[i];
+  return o && (strcmp(t->triple, o->triple) > 0 ||
+               strcmp(t->imgs[0]->arch, o->imgs[0]->arch) > 0);
 }
 
 /* The linked image goes in as a version-1 OffloadBinary (so binary tools
@@ -110,8 +123,9 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
     lw_buf_free(&t->image);
     t->image = elf;
   }
-  struct ex_write_image wi = {EX_IMG_OBJECT, EX_OFK_OPENMP, 0, strs, 2,
-                              t->image.data, t->image.len};
+  struct ex_write_image wi = {
+      p->o->embed_bitcode ? EX_IMG_BITCODE : EX_IMG_OBJECT, EX_OFK_OPENMP, 0,
+      strs, 2, t->image.data, t->image.len};
   struct lw_buf blob = {0};
   size_t at;
   if (lw_grow(&p->omp, p->nomp, &p->capomp, sizeof *p->omp, 4) ||
@@ -122,10 +136,21 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
   size_t size = t->image.len;
   lw_buf_free(&t->image);
   t->image = blob;
-  /* Upstream registers the targets' images last first (the inputs' sm_80,
-   * sm_90 as sm_90, sm_80): each goes in front. */
-  memmove(p->omp + 1, p->omp, p->nomp * sizeof *p->omp);
-  p->omp[0] = (struct wrp_omp_image){t->image.data, t->image.len, at, size};
+  /* In upstream's order: it sorts a kind's images with "A goes before B
+   * when A's triple or A's arch is greater" (descending architectures of
+   * a triple: sm_90 before sm_80), which for a handful of images is
+   * libstdc++'s insertion sort: each image, in turn, goes in front of the
+   * sorted ones if it goes before the first, else after the last one it
+   * does not go before. */
+  struct wrp_omp_image img = {t->image.data, t->image.len, at, size};
+  size_t k = p->nomp;
+  if (k && goes_before(p, t, &p->omp[0]))
+    k = 0;
+  else
+    while (k > 0 && goes_before(p, t, &p->omp[k - 1]))
+      k--;
+  memmove(p->omp + k + 1, p->omp + k, (p->nomp - k) * sizeof *p->omp);
+  p->omp[k] = img;
   p->nomp++;
   return 0;
 }
