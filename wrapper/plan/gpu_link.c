@@ -39,9 +39,9 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
   struct lw_strvec *a = &j->argv;
   int amd = strncmp(t->triple, "amdgcn", 6) == 0;
   int spirv = strncmp(t->triple, "spirv", 5) == 0; /* clang: spirv-link */
-  /* clang and nvlink leave temporaries when they fail: they get a
+  /* The image is named as upstream names it: OUT.<triple's arch>.<arch>.img;
+   * clang and nvlink leave temporaries when they fail: they get a
    * directory of their own. */
-  /* Named as upstream names the image: OUT.<triple's arch>.<arch>.img */
   struct lw_tmp *scratch;
   char *stage = lw_xasprintf("%.*s.%s", (int)strcspn(t->triple, "-"),
                              t->triple, t->arch);

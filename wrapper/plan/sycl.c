@@ -899,6 +899,8 @@ static int images(struct lw_plan *p, struct target *t, struct lw_diag *d) {
   lw__aot_check_coverage(t);
   for (size_t k = 0; k < t->nmodules; k++) {
     struct sycl_module *m = &t->modules[k];
+    if (!m->image.len)
+      continue; /* nothing was made of it */
     /* a SPIR-V input's module: its entry points, no property sets */
     const struct dl_group *gr = k < t->split.n ? &t->split.g[k] : NULL;
     for (size_t u = 0; u < t->nouts; u++) {
