@@ -151,15 +151,15 @@ int ex_write_offload_binaries(const struct ex_write_image *imgs, size_t n,
                               uint32_t version, struct lw_buf *out,
                               size_t *image_offs);
 
-/* LLVM 23's "symbols" value of a SYCL image: a u32 count, per name a u32
- * offset (from the value's start) and u32 size, then the names, each
- * ending in NUL. Appends the table of names[0..n) to `out`; LW_ENOMEM. */
 /* An OpenMP SPIR-V image packed as libomptarget's Level Zero plugin takes
  * it: an ELF for Intel Graphics Technology with INTELONEOMPOFFLOAD notes
  * and the SPIR-V in section __openmp_offload_spirv_0, as upstream packs it
  * (spirv_elf.c), appended to *out. LW_ENOMEM when it cannot be made. */
 int ex_write_spirv_elf(const void *spirv, size_t n, struct lw_buf *out);
 
+/* LLVM 23's "symbols" value of a SYCL image: a u32 count, per name a u32
+ * offset (from the value's start) and u32 size, then the names, each
+ * ending in NUL. Appends the table of names[0..n) to `out`; LW_ENOMEM. */
 int ex_write_symbol_table(const char *const *names, size_t n,
                           struct lw_buf *out);
 /* A name in such a table: `len` bytes at `name` (a NUL follows). */

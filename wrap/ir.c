@@ -88,31 +88,26 @@ void wrp__entry_bounds(struct wrp__ir *ir, LLVMValueRef *begin,
   if (*begin)
     return;
   LLVMTypeRef arr0 = LLVMArrayType2(ir->entry_ty, 0);
-  if (coff_host(LLVMGetTarget(ir->mod))) {
-    /* The linker sorts sections by what follows '$': the bounds are empty
-     * arrays of their own in sections that sort first and last. */
-    for (int i = 0; i < 2; i++) {
-      LLVMValueRef g = LLVMAddGlobal(ir->mod, arr0,
-                                     i ? "__stop_llvm_offload_entries"
-                                       : "__start_llvm_offload_entries");
-      LLVMSetLinkage(g, LLVMWeakODRLinkage);
-      LLVMSetVisibility(g, LLVMHiddenVisibility);
-      LLVMSetGlobalConstant(g, 1);
-      LLVMSetInitializer(g, LLVMConstNull(arr0));
-      LLVMSetSection(g, i ? "llvm_offload_entries$OZ"
-                          : "llvm_offload_entries$OA");
-      *(i ? end : begin) = g;
-    }
-    return;
-  }
+  /* A PE/COFF linker makes no __start_/__stop_ symbols but sorts sections
+   * by what follows '$': there the bounds are empty arrays of their own in
+   * sections that sort first and last. */
+  int coff = coff_host(LLVMGetTarget(ir->mod));
   for (int i = 0; i < 2; i++) {
     LLVMValueRef g = LLVMAddGlobal(ir->mod, arr0,
                                    i ? "__stop_llvm_offload_entries"
                                      : "__start_llvm_offload_entries");
     LLVMSetVisibility(g, LLVMHiddenVisibility);
     LLVMSetGlobalConstant(g, 1);
+    if (coff) {
+      LLVMSetLinkage(g, LLVMWeakODRLinkage);
+      LLVMSetInitializer(g, LLVMConstNull(arr0));
+      LLVMSetSection(g, i ? "llvm_offload_entries$OZ"
+                          : "llvm_offload_entries$OA");
+    }
     *(i ? end : begin) = g;
   }
+  if (coff)
+    return;
   LLVMValueRef dummy =
       LLVMAddGlobal(ir->mod, arr0, "__dummy.llvm_offload_entries");
   LLVMSetInitializer(dummy, LLVMConstNull(arr0));

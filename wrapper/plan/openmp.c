@@ -63,7 +63,7 @@ static int is_gpu(const char *triple) {
 static const char *unsupported(const struct ex_image *img) {
   if (strncmp(img->triple, "x86_64-", 7) != 0 && !is_gpu(img->triple))
     return "OpenMP device triple";
-  if (is_gpu(img->triple) && img->triple[0] != 's' &&
+  if (lw__gpu_triple(img->triple) &&
       strncmp(img->arch, img->triple[0] == 'n' ? "sm_" : "gfx", 3) != 0)
     return "OpenMP GPU architecture";
   if (img->image_kind != EX_IMG_OBJECT && img->image_kind != EX_IMG_BITCODE)
@@ -77,7 +77,7 @@ static int first_job(struct lw_graph *g, struct target *t, struct lw_job **out,
    * the program would quietly run on the host (upstream's link fails: GNU
    * ld cannot stop after LTO); a GPU's is linked LTO bitcode for
    * libomptarget's JIT. */
-  if (t->plan->o->embed_bitcode && !(is_gpu(t->triple) && t->triple[0] != 's'))
+  if (t->plan->o->embed_bitcode && !lw__gpu_triple(t->triple))
     return lw_error_path(d, LW_ENOTSUP, t->imgs[0]->origin,
                          is_gpu(t->triple)
                              ? "--embed-bitcode: fatlink registers no bitcode "
