@@ -54,7 +54,8 @@ ROOMS = {
         | STAGES),
     "wrapper/plan": (
         "the planners: a shared core (targets, wrap, host link, cache keys, "
-        "FPGA lists and archives, device requirements) and one planner per "
+        "FPGA lists and archives, device requirements, GPU device links and "
+        "the device tools' arguments) and one planner per "
         "offload kind (SYCL, FPGA binaries, OpenMP, CUDA and HIP)",
         {"wrapper/cache", "wrapper/run", "wrapper/base"} | STAGES),
     "wrapper/cache": (
