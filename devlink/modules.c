@@ -210,9 +210,13 @@ static int is_entry(const struct dl_group *g, const char *name) {
 /* DL_INTERNALIZE: a split module's functions that are not its own entry
  * points become internal (a SYCL_EXTERNAL function copied in as a callee
  * too), as DPC++'s tool leaves them - except what its address may be taken
- * for elsewhere ("referenced-indirectly"). */
+ * for elsewhere ("referenced-indirectly"). With dynamic linking
+ * (`importable` set) what another image may import stays external too:
+ * DPC++'s cleanup then internalizes only the functions that cannot be
+ * imported (ModuleSplitter.cpp's mustPreserveGV: no SYCL_EXTERNAL mark, or
+ * a reserved name), variables never. */
 static void internalize(LLVMModuleRef m, const struct dl_group *g,
-                        unsigned flags) {
+                        unsigned flags, int importable) {
   static const char indirect[] = "referenced-indirectly";
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f;
        f = LLVMGetNextFunction(f)) {
@@ -220,6 +224,7 @@ static void internalize(LLVMModuleRef m, const struct dl_group *g,
     if (LLVMIsDeclaration(f) || l == LLVMInternalLinkage ||
         l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage ||
         is_entry(g, LLVMGetValueName(f)) ||
+        (importable && dl__importable(f)) ||
         dl__foreign(f, g, flags) || /* another image's: declared here */
         LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, indirect,
                                       sizeof indirect - 1))
@@ -242,8 +247,10 @@ static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
 
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
-  if ((s->flags & DL_INTERNALIZE) && !s->g[i].vf_set && s->g[i].entries.n) {
-    internalize((*out)->mod, &s->g[i], s->flags);
+  int dynamic = (s->flags & DL_DYNAMIC_LINKING) != 0;
+  if ((s->flags & DL_INTERNALIZE || dynamic) && !s->g[i].vf_set &&
+      s->g[i].entries.n) {
+    internalize((*out)->mod, &s->g[i], s->flags, dynamic);
     dl__drop_unused((*out)->mod);
   }
   int rc = dl__prune((*out)->mod, &s->g[i], s->flags)

@@ -352,9 +352,10 @@ static uint32_t store_size(LLVMTargetDataRef td, LLVMTypeRef t) {
  * from its default value's (a flattened copy of a class hierarchy, padding
  * left out), matching them by offset: each scalar takes the next SpecId and
  * the default defined at its offset; a member nothing is defined at (padding
- * the front end left undefined) takes an id too, is zero in the composite
- * (intel/llvm's spec-constants/hierarchy.ll; older copies of its tests
- * expect undef) and has no descriptor. The same walk gives the layout's
+ * the front end left undefined) takes an id too, is undef in the composite
+ * (as SpecConstants.cpp passes it and spec-constants/hierarchy.ll of intel/llvm
+ * pull request 17204 expects; 17341, which would make it zero, was closed
+ * unmerged) and has no descriptor. The same walk gives the layout's
  * descriptors (with `descs`) and the lowered value (with `L`). */
 struct lower;
 static LLVMValueRef spec_call(struct lower *L, LLVMTypeRef t, uint32_t id,
@@ -467,7 +468,7 @@ static int walk(struct nat *W, LLVMTypeRef t, uint64_t at, uint32_t *off,
     if (!defined_at(W, at + eoff)) {
       W->id++;
       if (el)
-        el[i] = LLVMConstNull(et);
+        el[i] = LLVMGetUndef(et);
       continue;
     }
     rc = walk(W, et, at + eoff, is_struct ? &local : off, el ? &el[i] : NULL);
