@@ -4,7 +4,10 @@
  * ("sycl-work-group-size"="8,4"); its post-link turns them into the
  * metadata the rest of the tool chain reads (reqd_work_group_size, ...),
  * the dimensions reversed as for the metadata clang writes itself. So does
- * this, before the split, where the metadata is not there already. */
+ * this, before the split, where the metadata is not there already. With
+ * -host-pipes, a host pipe (a variable marked "sycl-host-pipe") gets the
+ * decoration its SPIR-V needs, HostAccessINTEL read-write by its unique id,
+ * as DPC++'s compile-time properties pass gives it. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -75,4 +78,28 @@ void dl__one_sub_group_size(LLVMModuleRef m) {
         LLVMConstInt(LLVMInt32TypeInContext(ctx), (uint64_t)v[0], 0));
     LLVMGlobalSetMetadata(f, kid, LLVMMDNodeInContext2(ctx, &one, 1));
   }
+}
+
+int dl__host_pipe_decorations(LLVMModuleRef m) {
+  struct dl__gattrs ga;
+  if (dl__gattrs_read(m, &ga))
+    return LW_ENOMEM;
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, "spirv.Decorations", 17);
+  for (size_t i = 0; i < ga.n; i++) {
+    LLVMValueRef g = ga.v[i].g;
+    const char *id = dl__gattr(&ga, g, "sycl-unique-id");
+    if (!dl__gattr(&ga, g, "sycl-host-pipe") || !id)
+      continue;
+    enum { HOST_ACCESS_INTEL = 6147, READ_WRITE = 2 };
+    LLVMMetadataRef op[3] = {
+        LLVMValueAsMetadata(LLVMConstInt(i32, HOST_ACCESS_INTEL, 0)),
+        LLVMValueAsMetadata(LLVMConstInt(i32, READ_WRITE, 0)),
+        LLVMMDStringInContext2(ctx, id, strlen(id))};
+    LLVMMetadataRef entry = LLVMMDNodeInContext2(ctx, op, 3);
+    LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, &entry, 1));
+  }
+  dl__gattrs_free(&ga);
+  return 0;
 }

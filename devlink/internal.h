@@ -237,6 +237,9 @@ int dl__trim_compiler_used(LLVMModuleRef m);
 /* Kernel properties given as "sycl-*" attributes become the metadata clang
  * writes for the same properties (reqd_work_group_size, ...). */
 void dl__compile_time_properties(LLVMModuleRef m);
+/* -host-pipes: each host pipe's HostAccessINTEL decoration. 0 or
+ * LW_ENOMEM. */
+int dl__host_pipe_decorations(LLVMModuleRef m);
 /* intel_reqd_sub_group_size keeps its first value only: SPIR-V's
  * SubgroupSize takes one, and LLVM 22's back end would write them all (an
  * invalid module). After the split, whose categories read them all as

@@ -25,6 +25,7 @@
  *   SYCL/device globals       <unique id> = {u32 size, u32 image scope},
  *                             and in program metadata
  *                             <unique id>@global_id_mapping = its name
+ *   SYCL/host pipes           <unique id> = {u32 size of its element}
  *   SYCL/specialization constants (and their default values): specconst.c
  *   SYCL/virtual functions    virtual.c
  * Arrays are byte-array properties: a 64-bit little-endian bit count, then
@@ -256,32 +257,57 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
   return rc;
 }
 
+/* The unique id and size (attribute `size_attr`) of a device global or
+ * host pipe `g` of the module (`what` names it in an error). */
+static int id_and_size(const struct dl__gattrs *ga, LLVMValueRef g,
+                       const char *size_attr, const char *what,
+                       const char **id, uint32_t *size, struct lw_diag *d) {
+  const char *v = dl__gattr(ga, g, size_attr);
+  const char *name = LLVMGetValueName2(g, &(size_t){0});
+  char *end;
+  unsigned long n = strtoul(v, &end, 10);
+  *id = dl__gattr(ga, g, "sycl-unique-id");
+  if (!*id || !**id)
+    return lw_error(d, LW_EINVAL, "%s '%s' has no sycl-unique-id attribute",
+                    what, name);
+  if (!*v || *end || n > UINT32_MAX)
+    return lw_error(d, LW_EINVAL, "%s '%s': %s '%s' is not a size", what,
+                    name, size_attr, v);
+  *size = (uint32_t)n;
+  return 0;
+}
+
 /* Each device global the module has (DPC++ marks them with the attribute
  * sycl-device-global-size): by its sycl-unique-id, its size and whether it
- * is device_image_scope, as two uint32. */
+ * is device_image_scope, as two uint32; each host pipe (an FPGA's pipe to
+ * the host, marked sycl-host-pipe-size) by its id, its element's size as
+ * one uint32 (DPC++'s HostPipes.cpp). */
 static int device_globals(const struct dl__set *only,
                           const struct dl__gattrs *ga, struct dl_props *out,
                           struct lw_diag *d) {
   for (size_t i = 0; i < ga->n; i++) {
     LLVMValueRef g = ga->v[i].g;
-    const char *size = dl__gattr(ga, g, "sycl-device-global-size");
-    if (!size || !dl__set_has(only, g))
+    const char *id;
+    uint32_t size;
+    int rc = 0;
+    if (!dl__set_has(only, g))
       continue;
+    if (dl__gattr(ga, g, "sycl-host-pipe-size")) {
+      if ((rc = id_and_size(ga, g, "sycl-host-pipe-size", "host pipe", &id,
+                            &size, d)))
+        return rc;
+      if (array(dl__propset(out, "SYCL/host pipes"), id,
+                &(int64_t){size}, 1, 4))
+        return lw_error(d, LW_ENOMEM, "out of memory");
+    }
+    if (!dl__gattr(ga, g, "sycl-device-global-size"))
+      continue;
+    if ((rc = id_and_size(ga, g, "sycl-device-global-size", "device global",
+                          &id, &size, d)))
+      return rc;
     size_t len;
     const char *name = LLVMGetValueName2(g, &len);
-    const char *id = dl__gattr(ga, g, "sycl-unique-id");
-    char *end;
-    unsigned long n = strtoul(size, &end, 10);
-    if (!id || !*id)
-      return lw_error(d, LW_EINVAL,
-                      "device global '%s' has no sycl-unique-id attribute",
-                      name);
-    if (!*size || *end || n > UINT32_MAX)
-      return lw_error(d, LW_EINVAL,
-                      "device global '%s': sycl-device-global-size '%s' is "
-                      "not a size",
-                      name, size);
-    int64_t v[2] = {(int64_t)n, dl__image_scope(ga, g)};
+    int64_t v[2] = {size, dl__image_scope(ga, g)};
     if (array(dl__propset(out, "SYCL/device globals"), id, v, 2, 4))
       return lw_error(d, LW_ENOMEM, "out of memory");
     /* The runtime finds the variable in the image by its name. */

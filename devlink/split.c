@@ -162,6 +162,8 @@ static int prepare(struct dl_module *m, unsigned flags,
                    const struct lw_strvec *elsewhere, struct dl_split *out,
                    struct lw_diag *d) {
   dl__compile_time_properties(m->mod);
+  if ((flags & DL_HOST_PIPES) && dl__host_pipe_decorations(m->mod))
+    return lw_error(d, LW_ENOMEM, "out of memory");
   if (strncmp(m->triple, "spir", 4) == 0) {
     /* The erased list stays behind as a dead constant that still uses
      * what it named, which LLVM 22's back end takes for a function

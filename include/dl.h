@@ -259,6 +259,9 @@ enum {
                                 kernels in a module of their own, after its
                                 SPMD one (-split-esimd); without, together
                                 (the wrapper always keeps them apart) */
+  DL_HOST_PIPES = 16384,     /* host pipes get their SPIR-V decoration
+                                (HostAccessINTEL) as DPC++'s compile-time
+                                properties pass gives it (-host-pipes) */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the

@@ -38,7 +38,7 @@ struct pl_options {
 /* Options whose work fatlink does not do: refused by name. */
 static const char *const refused[] = {
     "lower-esimd", "lower-esimd-force-stateless-mem",
-    "embed-aux-info-as-metadata", "host-pipes", "imports",
+    "embed-aux-info-as-metadata", "imports",
     "exclude-external-functions", "split-by-optional-features",
     "sanitizer", NULL};
 
@@ -88,6 +88,8 @@ static void usage(FILE *f) {
       "  -ir-output-only       one module, no table\n"
       "  -split-esimd          ESIMD kernels in modules of their own "
       "(<stem>_esimd_<i>)\n"
+      "  -host-pipes           host pipes' SPIR-V decoration (HostAccessINTEL)"
+      "\n"
       "Options of DPC++ passes fatlink does not have (-lower-esimd, ...)\n"
       "are refused by name.\n",
       f);
@@ -185,6 +187,8 @@ static int parse(int argc, char **argv, struct pl_options *o,
                !v) {
       /* what DPC++'s tool optimizes ESIMD code with: no pass here; optLevel
        * comes from the entry points' sycl-optlevel, as there */
+    } else if (IS("host-pipes")) {
+      o->flags |= DL_HOST_PIPES;
     } else if (IS("split-esimd")) {
       o->flags |= DL_SPLIT_ESIMD;
     } else if (IS("safe-strip-dead-debug-info") && v && !strcmp(v, "false")) {
