@@ -366,6 +366,16 @@ int dl__group_entries(LLVMModuleRef mod, enum dl_split_mode mode,
     if (!rc && add_names(&out->g[0].keep, &reach[0]))
       rc = LW_ENOMEM;
   }
+  /* A sanitizer's kernel table goes with every module (sanitizer.c). */
+  for (LLVMValueRef v = LLVMGetFirstGlobal(mod); !rc && v;
+       v = LLVMGetNextGlobal(v)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(v, &len);
+    for (size_t g = 0; !rc && dl__sanitizer_table(v, NULL) && g < out->n; g++)
+      if (dl__set_add(&reach[g], v) < 0 ||
+          lw_strvec_push(&out->g[g].keep, name))
+        rc = LW_ENOMEM;
+  }
   *reachp = reach;
   return rc;
 }

@@ -237,6 +237,16 @@ int dl__trim_compiler_used(LLVMModuleRef m);
 /* Kernel properties given as "sycl-*" attributes become the metadata clang
  * writes for the same properties (reqd_work_group_size, ...). */
 void dl__compile_time_properties(LLVMModuleRef m);
+
+/* ---- sanitizer.c: device code built with a sanitizer --------------------- */
+
+/* The sanitizer ("asan", "msan", "tsan") whose kernel table `g` is, by its
+ * name, or NULL; *suffix (when asked): the name's part after the prefix. */
+const char *dl__sanitizer_table(LLVMValueRef g, const char **suffix);
+/* Before the split: each table made a device global. */
+int dl__sanitizer_tables(LLVMModuleRef m, struct lw_diag *d);
+/* After it: a module's __sanitizerModule<suffix> kernels. 0 or LW_ENOMEM. */
+int dl__sanitizer_modules(LLVMModuleRef m);
 /* -host-pipes: each host pipe's HostAccessINTEL decoration. 0 or
  * LW_ENOMEM. */
 int dl__host_pipe_decorations(LLVMModuleRef m);

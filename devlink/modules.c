@@ -262,6 +262,8 @@ static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
     dl__one_sub_group_size((*out)->mod);
   if (!rc && s->n > 1)
     rc = strip_dead_debug((*out)->mod, d);
+  if (!rc && dl__sanitizer_modules((*out)->mod))
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (rc) {
     dl_module_free(*out);
     *out = NULL;

@@ -220,13 +220,10 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
 /* SYCL/misc properties, in DPC++'s order: an image of ESIMD entry points
  * only, the register file size and optimization level its entry points
  * ask for (`opt_level` where none does; -1: none), and the sanitizer its
- * code was instrumented for (the instrumentation's kernel metadata says
- * which). */
+ * code was instrumented for (the name of the instrumentation's kernel
+ * table says which: sanitizer.c). */
 static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
                 struct dl_props *out) {
-  static const char *const san[][2] = {{"__AsanKernelMetadata", "asan"},
-                                       {"__MsanKernelMetadata", "msan"},
-                                       {"__TsanKernelMetadata", "tsan"}};
   static const char m[] = "SYCL/misc properties";
   /* an image of ESIMD entry points only (split.c) */
   int rc = gr->esimd && gr->entries.n
@@ -249,11 +246,14 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
     opt_level = atoi(opt);
   if (!rc && opt_level >= 0)
     rc = u32(dl__propset(out, m), "optLevel", (uint32_t)opt_level);
-  for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(san); i++)
-    if (LLVMGetNamedGlobal(mod, san[i][0])) {
-      rc = string(dl__propset(out, m), "sanUsed", san[i][1], strlen(san[i][1]));
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); !rc && g;
+       g = LLVMGetNextGlobal(g)) {
+    const char *san = dl__sanitizer_table(g, NULL);
+    if (san) {
+      rc = string(dl__propset(out, m), "sanUsed", san, strlen(san));
       break;
     }
+  }
   return rc;
 }
 
@@ -290,7 +290,9 @@ static int device_globals(const struct dl__set *only,
     const char *id;
     uint32_t size;
     int rc = 0;
-    if (!dl__set_has(only, g))
+    /* (a sanitizer's table without an id: not one the runtime reads) */
+    if (!dl__set_has(only, g) ||
+        (dl__sanitizer_table(g, NULL) && !dl__gattr(ga, g, "sycl-unique-id")))
       continue;
     if (dl__gattr(ga, g, "sycl-host-pipe-size")) {
       if ((rc = id_and_size(ga, g, "sycl-host-pipe-size", "host pipe", &id,

@@ -135,12 +135,15 @@ static int variants(struct dl_split *s, const struct dl__set *reach,
 
 /* A device global of device_image_scope has one copy per image: DPC++
  * refuses one that the entry points of two modules use (a category's ESIMD
- * part is the same module there). */
+ * part is the same module there). A sanitizer's kernel table is in every
+ * image by design (sanitizer.c). */
 static int image_scope(const struct dl_split *s, const struct dl__set *reach,
                        const struct dl__gattrs *ga, struct lw_diag *d) {
   for (size_t i = 0; i < ga->n; i++) {
     LLVMValueRef v = ga->v[i].g;
-    if (!dl__image_scope(ga, v) || !dl__gattr(ga, v, "sycl-device-global-size"))
+    if (!dl__image_scope(ga, v) ||
+        !dl__gattr(ga, v, "sycl-device-global-size") ||
+        dl__sanitizer_table(v, NULL))
       continue;
     size_t users = 0;
     for (size_t g = 0; g < s->n; g++)
@@ -164,14 +167,17 @@ static int prepare(struct dl_module *m, unsigned flags,
   dl__compile_time_properties(m->mod);
   if ((flags & DL_HOST_PIPES) && dl__host_pipe_decorations(m->mod))
     return lw_error(d, LW_ENOMEM, "out of memory");
+  int rc = dl__sanitizer_tables(m->mod, d);
+  if (rc)
+    return rc;
   if (strncmp(m->triple, "spir", 4) == 0) {
     /* The erased list stays behind as a dead constant that still uses
      * what it named, which LLVM 22's back end takes for a function
      * pointer (it makes a second copy of a declaration so used, and an
      * invalid module); GlobalDCE drops dead constants. */
-    int rc = dl__erase_used(m->mod) ? dl__run_passes(m->mod, "globaldce",
-                                                     "drop dead constants", d)
-                                    : 0;
+    rc = dl__erase_used(m->mod) ? dl__run_passes(m->mod, "globaldce",
+                                                 "drop dead constants", d)
+                                : 0;
     if (rc)
       return rc;
     if (dl__trim_compiler_used(m->mod) || dl__printf_constant_formats(m->mod))
