@@ -247,10 +247,14 @@ static int strip_dead_debug(LLVMModuleRef m, struct lw_diag *d) {
 
 static int lower(const struct dl_split *s, size_t i, struct dl_module **out,
                  struct lw_diag *d) {
-  int dynamic = (s->flags & DL_DYNAMIC_LINKING) != 0;
-  if ((s->flags & DL_INTERNALIZE || dynamic) && !s->g[i].vf_set &&
+  /* Where images may import from each other at run time (dynamic
+   * linking, or undefined functions left for the runtime), only what no
+   * image can import becomes internal. */
+  int importable = !(s->flags & DL_INTERNALIZE) &&
+                   (s->flags & (DL_DYNAMIC_LINKING | DL_ALLOW_UNDEFINED));
+  if ((s->flags & DL_INTERNALIZE || importable) && !s->g[i].vf_set &&
       s->g[i].entries.n) {
-    internalize((*out)->mod, &s->g[i], s->flags, dynamic);
+    internalize((*out)->mod, &s->g[i], s->flags, importable);
     dl__drop_unused((*out)->mod);
   }
   int rc = dl__prune((*out)->mod, &s->g[i], s->flags)
