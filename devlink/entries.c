@@ -366,15 +366,20 @@ int dl__group_entries(LLVMModuleRef mod, enum dl_split_mode mode,
     if (!rc && add_names(&out->g[0].keep, &reach[0]))
       rc = LW_ENOMEM;
   }
-  /* A sanitizer's kernel table goes with every module (sanitizer.c). */
+  /* A sanitizer's kernel table goes with every module (sanitizer.c), which
+   * then names the sanitizer: the first of asan, msan, tsan, as DPC++
+   * asks. */
   for (LLVMValueRef v = LLVMGetFirstGlobal(mod); !rc && v;
        v = LLVMGetNextGlobal(v)) {
-    size_t len;
-    const char *name = LLVMGetValueName2(v, &len);
-    for (size_t g = 0; !rc && dl__sanitizer_table(v, NULL) && g < out->n; g++)
+    const char *san = dl__sanitizer_table(v, NULL);
+    for (size_t g = 0; !rc && san && g < out->n; g++) {
+      const char *had = out->g[g].sanitizer;
+      if (!had || strcmp(had, san) > 0) /* "asan" < "msan" < "tsan" */
+        out->g[g].sanitizer = san;
       if (dl__set_add(&reach[g], v) < 0 ||
-          lw_strvec_push(&out->g[g].keep, name))
+          lw_strvec_push(&out->g[g].keep, LLVMGetValueName(v)))
         rc = LW_ENOMEM;
+    }
   }
   *reachp = reach;
   return rc;

@@ -221,7 +221,7 @@ static int per_function(LLVMModuleRef mod, const struct dl__fns *fns,
  * only, the register file size and optimization level its entry points
  * ask for (`opt_level` where none does; -1: none), and the sanitizer its
  * code was instrumented for (the name of the instrumentation's kernel
- * table says which: sanitizer.c). */
+ * table says which: entries.c). */
 static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
                 struct dl_props *out) {
   static const char m[] = "SYCL/misc properties";
@@ -246,14 +246,9 @@ static int misc(LLVMModuleRef mod, const struct dl_group *gr, int opt_level,
     opt_level = atoi(opt);
   if (!rc && opt_level >= 0)
     rc = u32(dl__propset(out, m), "optLevel", (uint32_t)opt_level);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); !rc && g;
-       g = LLVMGetNextGlobal(g)) {
-    const char *san = dl__sanitizer_table(g, NULL);
-    if (san) {
-      rc = string(dl__propset(out, m), "sanUsed", san, strlen(san));
-      break;
-    }
-  }
+  if (!rc && gr->sanitizer)
+    rc = string(dl__propset(out, m), "sanUsed", gr->sanitizer,
+                strlen(gr->sanitizer));
   return rc;
 }
 

@@ -59,6 +59,7 @@ static int cmp_str(const void *a, const void *b) {
 static int copy_group(struct dl_group *to, const struct dl_group *g) {
   memset(to, 0, sizeof *to);
   to->esimd = g->esimd;
+  to->sanitizer = g->sanitizer;
   return !(to->id = strdup(g->id)) ||
                  (g->vf_set && !(to->vf_set = strdup(g->vf_set))) ||
                  lw_strvec_extend_from(&to->kernels, &g->kernels) ||

@@ -202,6 +202,8 @@ struct dl_group {
   uint32_t *spec_at;         /* each one's first SpecId (native) or offset in
                                 the buffer (emulation) */
   size_t cost;           /* instructions in the functions it keeps */
+  const char *sanitizer; /* what its kernel tables name ("asan", ...;
+                            devlink/sanitizer.c), or NULL */
   struct dl_props props; /* the module's property sets */
 };
 
