@@ -84,21 +84,12 @@ int dl__host_pipe_decorations(LLVMModuleRef m) {
   struct dl__gattrs ga;
   if (dl__gattrs_read(m, &ga))
     return LW_ENOMEM;
-  LLVMContextRef ctx = LLVMGetModuleContext(m);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, "spirv.Decorations", 17);
+  enum { READ_WRITE = 2 };
   for (size_t i = 0; i < ga.n; i++) {
     LLVMValueRef g = ga.v[i].g;
     const char *id = dl__gattr(&ga, g, "sycl-unique-id");
-    if (!dl__gattr(&ga, g, "sycl-host-pipe") || !id)
-      continue;
-    enum { HOST_ACCESS_INTEL = 6147, READ_WRITE = 2 };
-    LLVMMetadataRef op[3] = {
-        LLVMValueAsMetadata(LLVMConstInt(i32, HOST_ACCESS_INTEL, 0)),
-        LLVMValueAsMetadata(LLVMConstInt(i32, READ_WRITE, 0)),
-        LLVMMDStringInContext2(ctx, id, strlen(id))};
-    LLVMMetadataRef entry = LLVMMDNodeInContext2(ctx, op, 3);
-    LLVMGlobalSetMetadata(g, kind, LLVMMDNodeInContext2(ctx, &entry, 1));
+    if (dl__gattr(&ga, g, "sycl-host-pipe") && id)
+      dl__host_access(g, READ_WRITE, id);
   }
   dl__gattrs_free(&ga);
   return 0;

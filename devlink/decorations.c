@@ -43,8 +43,23 @@ static LLVMMetadataRef entry_md(LLVMContextRef ctx, LLVMValueRef entry) {
                                        : md;
 }
 
+enum { HOST_ACCESS_INTEL = 6147 };
+
 static int unwritable(uint64_t d) {
-  return d == 6147 || d == 6148 || d == 6149;
+  return d == HOST_ACCESS_INTEL || d == 6148 || d == 6149;
+}
+
+void dl__host_access(LLVMValueRef g, unsigned mode, const char *name) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(g));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMMetadataRef op[3] = {
+      LLVMValueAsMetadata(LLVMConstInt(i32, HOST_ACCESS_INTEL, 0)),
+      LLVMValueAsMetadata(LLVMConstInt(i32, mode, 0)),
+      LLVMMDStringInContext2(ctx, name, strlen(name))};
+  LLVMMetadataRef entry = LLVMMDNodeInContext2(ctx, op, 3);
+  LLVMGlobalSetMetadata(g,
+                        LLVMGetMDKindIDInContext(ctx, "spirv.Decorations", 17),
+                        LLVMMDNodeInContext2(ctx, &entry, 1));
 }
 
 int dl__drop_global_decorations(LLVMModuleRef m) {

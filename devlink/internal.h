@@ -271,6 +271,10 @@ LLVMValueRef dl__string_global(LLVMValueRef v);
 /* Drops from global variables' !spirv.Decorations those LLVM 22's back
  * end cannot write (decorations.c). 0 or LW_ENOMEM. */
 int dl__drop_global_decorations(LLVMModuleRef m);
+/* Global `g`'s !spirv.Decorations: HostAccessINTEL (`mode`: 0 read, 1
+ * write, 2 read-write) by `name`, as DPC++ gives device globals, host pipes
+ * and sanitizer tables (decorations.c; dropped again before emission). */
+void dl__host_access(LLVMValueRef g, unsigned mode, const char *name);
 /* Drops the pointer annotations that carry SYCL compile-time properties
  * ("sycl-properties"), which LLVM 22's back end cannot write
  * (decorations.c); 1 when there were some. */

@@ -68,20 +68,6 @@ static int text(struct lw_buf *b, const char *s) {
 enum { HOST_ACCESS_INTEL = 6147 };
 static const char decoration_id[] = "_Z20__SanitizerKernelMetadata";
 
-/* The table's HostAccessINTEL decoration (read), where it stays as it is. */
-static void decorate(LLVMValueRef g) {
-  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(g));
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
-  LLVMMetadataRef op[3] = {
-      LLVMValueAsMetadata(LLVMConstInt(i32, HOST_ACCESS_INTEL, 0)),
-      LLVMValueAsMetadata(LLVMConstInt(i32, 0, 0)),
-      LLVMMDStringInContext2(ctx, decoration_id, sizeof decoration_id - 1)};
-  LLVMMetadataRef entry = LLVMMDNodeInContext2(ctx, op, 3);
-  LLVMGlobalSetMetadata(g,
-                        LLVMGetMDKindIDInContext(ctx, "spirv.Decorations", 17),
-                        LLVMMDNodeInContext2(ctx, &entry, 1));
-}
-
 /* The IR text of the wrapped table: `name` of struct type { `ty` },
  * zero for now, with the table's attributes and its size. */
 static int wrapped_text(LLVMModuleRef m, LLVMValueRef g, const char *name,
@@ -129,7 +115,7 @@ static int fix_table(LLVMModuleRef m, LLVMValueRef g,
   if (!init || LLVMGetFirstUse(g) ||
       LLVMGetTypeKind(vt) != LLVMArrayTypeKind || strchr(ty, '%')) {
     LLVMDisposeMessage(ty);
-    decorate(g);
+    dl__host_access(g, 0, decoration_id); /* read */
     return 0;
   }
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(m));

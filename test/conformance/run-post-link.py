@@ -4,18 +4,25 @@
 Runs intel/llvm's sycl-post-link lit tests (TESTS: a checkout's
 llvm/test/tools/sycl-post-link, or a copy of it; never copied into this
 repository) against fatlink's sycl-post-link personality, with llvm-22's
-FileCheck, and prints a table by directory: passed, failed (with the first
-line that failed and what it said) and not applicable (with why: the test
-needs a tool or a DPC++ pass fatlink has not, its checks expect typed
-pointers, which no tool of today prints, or the stored copy is older than
-intel/llvm's sources in a way named in STALE: that exact copy, by its git
-blob id, so a newer version of the file runs). Typed-pointer IR itself LLVM
-22 reads as opaque; the pass rate is also given apart for such older
-copies, and with the stale copies counted as failures.
+FileCheck, and prints a table by directory: tests passed, failed (with the
+first line that failed and what it said) and not applicable (with why),
+RUN lines run and RUN lines set apart. A whole test is not applicable when
+it needs a DPC++ pass fatlink has not (DPCPP_ONLY), its REQUIRES,
+UNSUPPORTED or XFAIL says so, its checks expect typed pointers (which no
+tool of today prints), or the stored copy is older than intel/llvm's
+sources (STALE: that exact copy, by its git blob id, so a newer version of
+the file runs, with the line of today's sources that contradicts it).
+Typed-pointer IR itself LLVM 22 reads as opaque; the pass rate is also
+given apart for such older copies, and with the stale copies counted as
+failures.
 
 Each test's RUN lines run in order in a shell (pipefail, like lit's), with
-%s, %S, %t, %T and %p substituted and sycl-post-link meaning --tool
-(default: the build's libexec/fatlink/sycl-post-link).
+%s (a copy of the test), %S, %t, %T and %p substituted and sycl-post-link
+meaning --tool (default: the build's libexec/fatlink/sycl-post-link). A
+line that needs another tool, -debug-only, a lit feature this build lacks
+(%if) or an option of a DPC++ pass fatlink lacks by design (REFUSED) is
+set apart and counted, and so is every later line naming what it writes;
+the rest run. An option fatlink refuses that REFUSED does not list fails.
 
 --link instead puts each test's IR (targets spir*)
 through a whole wrapper link of its own (the IR embedded in a fat object
