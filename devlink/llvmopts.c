@@ -291,3 +291,56 @@ int dl_set_llvm_options(const struct lw_strvec *opts, const char *spirv_ext,
   free(ext);
   return 0;
 }
+
+/* The option a help line names ("  --name=<v>   - ..." -> "name"), or
+ * NULL for a line that names none (a value's "    =x", a heading). */
+static const char *line_option(const char *line, size_t *len) {
+  if (strncmp(line, "  -", 3) != 0)
+    return NULL;
+  return option_name(line + 2, len);
+}
+
+int dl_llvm_help(const char *request, const char *const (*own)[2],
+                 size_t nown, FILE *out, struct lw_diag *d) {
+  const char *argv[2] = {"fatlink", request};
+  struct lw_buf help = {0};
+  int rc = parse_in_child(2, argv, 1, &help, d);
+  if (rc) {
+    lw_buf_free(&help);
+    return rc;
+  }
+  /* The tool's own options go into "General options:", in order, their
+   * descriptions where that section's are. */
+  char *text = (char *)help.data;
+  char *general = strstr(text, "\nGeneral options:\n");
+  size_t col = 0;
+  if (general) {
+    const char *first = strstr(general, "\n  -");
+    const char *dash = first ? strstr(first, " - ") : NULL;
+    if (dash && !memchr(first + 1, '\n', (size_t)(dash - first - 1)))
+      col = (size_t)(dash - first);
+  }
+  size_t next = 0;
+  for (char *line = text; line && *line;) {
+    char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+    size_t len = 0;
+    const char *name = general && line > general ? line_option(line, &len)
+                                                 : NULL;
+    int section_end = general && line > general + 1 && *line != ' ' &&
+                      *line != '\n';
+    while (next < nown &&
+           (section_end || (name && strncmp(own[next][0], name, len) < 0))) {
+      int w = fprintf(out, "  --%s", own[next][0]);
+      int pad = w > 0 && (size_t)w < col ? (int)(col - (size_t)w) : 1;
+      fprintf(out, "%*s- %s\n", pad, "", own[next][1]);
+      next++;
+    }
+    if (section_end)
+      general = NULL;
+    fwrite(line, 1, n, out);
+    line = end ? end + 1 : NULL;
+  }
+  lw_buf_free(&help);
+  return fflush(out) ? lw_error(d, LW_EIO, "cannot write the help") : 0;
+}

@@ -9,6 +9,7 @@
 #include "lw_base.h"
 
 #include <llvm-c/Types.h>
+#include <stdio.h>
 
 struct dl_module;
 
@@ -353,5 +354,12 @@ void dl_module_free(struct dl_module *m);
  * first: LW_EINVAL names the first unknown option or extension in `d`. */
 int dl_set_llvm_options(const struct lw_strvec *opts, const char *spirv_ext,
                         int trusted, struct lw_diag *d);
+
+/* LLVM's answer to the help request `request` (-help, -help-hidden,
+ * ...) on `out`, with the tool's own LLVM-style options `own` ({name with
+ * its value, "description"}, sorted by name) among the general options,
+ * as a tool that registers them lists them. */
+int dl_llvm_help(const char *request, const char *const (*own)[2],
+                 size_t nown, FILE *out, struct lw_diag *d);
 
 #endif

@@ -20,6 +20,10 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
 void lw_options_free(struct lw_options *o);
 /* Prints every option with one line of help. */
 void lw_options_help(FILE *out);
+/* The LLVM-style options of the wrapper's own (-mllvm, --offload-opt):
+ * {name with its value, description}, sorted by name, for LLVM's help. */
+extern const char *const lw_llvm_style_options[][2];
+extern const size_t lw_n_llvm_style_options;
 
 /* ---- as_linker.c -------------------------------------------------------- */
 

@@ -164,6 +164,9 @@ int main(int argc, char **argv) {
     rc = lw_as_linker_exec(&o, &d);
   } else if (!rc && o.help) {
     lw_options_help(stdout);
+  } else if (!rc && o.llvm_help) {
+    rc = dl_llvm_help(o.llvm_help, lw_llvm_style_options,
+                      lw_n_llvm_style_options, stdout, &d);
   } else if (!rc && o.version) {
     fprintf(own_version ? stdout : stderr, "fatlink version %s (LLVM %s)%s%s\n",
             LW_VERSION, LW_LLVM_VERSION, o.as_linker ? ", linking with " : "",
@@ -173,7 +176,7 @@ int main(int argc, char **argv) {
    * linker's answer. */
   if (!rc && !o.help && o.as_linker && o.long_version && named)
     rc = lw_as_linker_exec(&o, &d);
-  int linking = !rc && !o.help && !(o.version && !o.verbose);
+  int linking = !rc && !o.help && !o.llvm_help && !(o.version && !o.verbose);
   if (linking) {
     /* glibc's malloc arenas stay as they are (one per thread, about): the
      * loop thread's own then holds little besides the plan, and the SYCL

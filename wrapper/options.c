@@ -13,6 +13,7 @@
 #include "dl.h"
 #include "wrp.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,45 @@ static int keep(struct lw_options *o, const char *v, const char **field) {
   return 0;
 }
 
+const char *const lw_llvm_style_options[][2] = {
+    {"load-pass-plugin=<string>",
+     "Load passes from plugin library (AMD GPU device links' LTO)"},
+    {"passes=<string>",
+     "A textual description of the pass pipeline of the GPU device links' "
+     "link-time optimization (e.g. 'default<O3>'); it overrides the one "
+     "--opt-level gives"},
+};
+const size_t lw_n_llvm_style_options = LW_ARRAY_SIZE(lw_llvm_style_options);
+
+/* An -mllvm or --offload-opt value. Upstream's wrapper registers a few
+ * LLVM-style options of its own, which LLVM's parser does not know: the
+ * device links' pass pipeline (-passes=, also -p=), pass plugins
+ * (-load-pass-plugin=) and, like any tool, the help requests. They are
+ * kept apart; the rest go to LLVM (and, -mllvm's, to clang's device links
+ * as -mllvm too). */
+static int llvm_option(struct lw_options *o, const char *v, int mllvm,
+                       struct lw_diag *d) {
+  const char *name = v + strspn(v, "-");
+  size_t len = strcspn(name, "=");
+  const char *value = name[len] == '=' ? name + len + 1 : NULL;
+#define IS(s) (len == sizeof s - 1 && memcmp(name, s, len) == 0)
+  if (name > v && (IS("passes") || IS("p")) && value)
+    return keep(o, value, &o->lto_passes);
+  if (name > v && IS("load-pass-plugin") && value) {
+    if (!*value)
+      return lw_error(d, LW_EINVAL, "-load-pass-plugin names no plugin");
+    return lw_strvec_push(&o->pass_plugins, value) ? LW_ENOMEM : 0;
+  }
+  if (name > v && !value &&
+      (IS("help") || IS("help-hidden") || IS("help-list") ||
+       IS("help-list-hidden")))
+    return keep(o, v, &o->llvm_help);
+#undef IS
+  if (mllvm && lw_strvec_push(&o->mllvm, v))
+    return LW_ENOMEM;
+  return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
+}
+
 /* A decimal count in [lo, hi]; `unit` words the error ("seconds, "). */
 static int parse_count(const char *v, const char *opt, long lo, long hi,
                        const char *unit, int *out, struct lw_diag *d) {
@@ -590,11 +630,8 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
     o->opt_level = v[1] - '0';
     break;
   case O_MLLVM:
-    if (lw_strvec_push(&o->mllvm, v))
-      return LW_ENOMEM;
-    /* fall through */
   case O_OFFLOAD_OPT:
-    return lw_strvec_push(&o->llvm_opts, v) ? LW_ENOMEM : 0;
+    return llvm_option(o, v, t->id == O_MLLVM, d);
   case O_TIME_TRACE: o->time_trace = 1; break;
   case O_TIME_TRACE_FILE:
     if (keep(o, v, &o->time_trace_file))
@@ -823,6 +860,16 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   if (rc == LW_ENOMEM)
     lw_error(d, rc, "out of memory");
   o->args = args; /* kept whole for --reproduce */
+  /* A pass plugin that cannot load is an error now, as upstream's (a
+   * device link would only fail later). */
+  for (size_t i = 0; !rc && i < o->pass_plugins.n; i++) {
+    void *lib = dlopen(o->pass_plugins.v[i], RTLD_LAZY | RTLD_LOCAL);
+    if (!lib)
+      rc = lw_error(d, LW_EINVAL, "-load-pass-plugin: cannot load '%s': %s",
+                    o->pass_plugins.v[i], dlerror());
+    else
+      dlclose(lib);
+  }
   if (rc)
     return rc;
   /* Without --linker-path, fatlink is the host linker: as_linker.c finds
@@ -861,6 +908,7 @@ void lw_options_free(struct lw_options *o) {
   lw_strvec_free(&o->linker_args);
   lw_strvec_free(&o->llvm_opts);
   lw_strvec_free(&o->mllvm);
+  lw_strvec_free(&o->pass_plugins);
   lw_strvec_free(&o->device_linker_args);
   lw_strvec_free(&o->device_compiler_args);
   lw_strvec_free(&o->device_libs);

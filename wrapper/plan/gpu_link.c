@@ -69,6 +69,22 @@ int lw__gpu_link_prepare(struct lw_graph *g, struct lw_job *j,
     if (lw_strvec_push(a, "-Xlinker") ||
         lw_strvec_pushf(a, "-mllvm=%s", o->mllvm.v[i]))
       return lw_error(d, LW_ENOMEM, "out of memory");
+  /* -passes= and -load-pass-plugin= are the LTO's, as the device linker
+   * (ld.lld, clang-nvlink-wrapper) spells them; only lld loads plugins. */
+  if (!spirv && o->lto_passes &&
+      (lw_strvec_push(a, "-Xlinker") ||
+       lw_strvec_pushf(a, "--lto-newpm-passes=%s", o->lto_passes)))
+    return lw_error(d, LW_ENOMEM, "out of memory");
+  if (!spirv && !amd && o->pass_plugins.n)
+    return lw_error(d, LW_ENOTSUP,
+                    "-load-pass-plugin: the device link for '%s' "
+                    "(clang-nvlink-wrapper) loads no pass plugin; ld.lld "
+                    "(AMD GPUs) does",
+                    t->triple);
+  for (size_t i = 0; amd && i < o->pass_plugins.n; i++)
+    if (lw_strvec_push(a, "-Xlinker") ||
+        lw_strvec_pushf(a, "--load-pass-plugin=%s", o->pass_plugins.v[i]))
+      return lw_error(d, LW_ENOMEM, "out of memory");
   /* The inputs' extension: CUDA's are what they are; HIP's bitcode goes as
    * objects, so that clang links it (LTO) instead of compiling it as a new
    * translation unit that needs the ROCm device libraries; OpenMP's all go

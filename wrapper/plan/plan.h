@@ -89,6 +89,12 @@ struct lw_options {
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
   struct lw_strvec mllvm;       /* the -mllvm ones among them */
+  /* LLVM-style options of the wrapper's own among them, as upstream's
+   * registers them: -passes= (the device links' LTO pipeline; the last
+   * wins), -load-pass-plugin= (each), a help request (-help, ...). */
+  const char *lto_passes;
+  struct lw_strvec pass_plugins;
+  const char *llvm_help;
   struct lw_strvec device_linker_args;   /* "[triple=]arg" */
   struct lw_strvec device_compiler_args; /* "[triple=]arg" */
   struct lw_strvec storage; /* copies the const char* fields point to */
