@@ -181,7 +181,7 @@ static const char *host_triple(const struct lw_options *o) {
     return triple;
   struct lw_inputs in = {0};
   struct lw_diag ignore = {0};
-  if (!lw_collect_inputs(la, &in, &ignore))
+  if (!lw_collect_inputs(la, 0, &in, &ignore))
     for (size_t i = 0; !triple && i < in.n; i++)
       if (in.v[i].item == EX_LINK_FILE) {
         struct ex_elf_id id;

@@ -1,7 +1,8 @@
 /* hostlink.c - what the plan needs of the host linker's command line, read
  * once before planning:
  *   - the user's arguments in their order with every spelling of the output
- *     taken out (the plan names a temporary with one -o, renamed over the
+ *     taken out (the plan names a temporary with one -o, or -out: for
+ *     link.exe's syntax, renamed over the
  *     real output only when everything succeeded, and puts the registration
  *     object before every other input, as upstream does, so archives later
  *     on the line can satisfy the runtime symbols it references);
@@ -18,16 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int user_args(const struct lw_strvec *la, struct lw_strvec *out) {
+static int user_args(const struct lw_strvec *la, int msvc,
+                     struct lw_strvec *out) {
   for (size_t i = 0; i < la->n; i++) {
-    struct lw_output_arg o = lw_output_arg_at(la, i);
+    struct lw_output_arg o = lw_output_arg_at(la, i, msvc);
     if (o.count) {
       i += (size_t)o.count - 1;
       continue;
     }
     if (lw_strvec_push(out, la->v[i]))
       return LW_ENOMEM;
-    if (lw_takes_separate_value(la->v[i]) && i + 1 < la->n &&
+    if (lw_takes_separate_value(la->v[i], msvc) && i + 1 < la->n &&
         lw_strvec_push(out, la->v[++i]))
       return LW_ENOMEM;
   }
@@ -50,7 +52,7 @@ static int shared_libs(const struct lw_strvec *la, struct lw_strvec *out) {
     const char *s = la->v[i];
     int sep = strcmp(s, "-l") == 0 && i + 1 < la->n;
     if (strncmp(s, "-l", 2) != 0 || (!sep && !s[2])) {
-      i += (size_t)(lw_takes_separate_value(s) && i + 1 < la->n);
+      i += (size_t)(lw_takes_separate_value(s, 0) && i + 1 < la->n);
       continue;
     }
     const char *name = sep ? la->v[++i] : s + 2;
@@ -68,8 +70,9 @@ static int shared_libs(const struct lw_strvec *la, struct lw_strvec *out) {
 int lw_host_link_line(const struct lw_options *o, const struct ex_set *set,
                       struct lw_link_line *line) {
   memset(line, 0, sizeof *line);
-  if (user_args(&o->linker_args, &line->args) ||
-      (lw_links_openmp(set) && shared_libs(&o->linker_args, &line->shared)) ||
+  if (user_args(&o->linker_args, o->msvc, &line->args) ||
+      (lw_links_openmp(set) && !o->msvc &&
+       shared_libs(&o->linker_args, &line->shared)) ||
       (o->linker_path &&
        !(line->chain_env = lw_as_linker_chain_env(o->argv0, o->linker_path))))
     return LW_ENOMEM;

@@ -1,4 +1,5 @@
-/* inputs.c - reads the host linker's arguments the way GNU ld does, to know
+/* inputs.c - reads the host linker's arguments the way GNU ld does (or,
+ * for a PE/COFF host of the MSVC environment, link.exe), to know
  * which files it will read: positional inputs, and the libraries that -l
  * finds in the -L directories (every -L counts, wherever it stands; a
  * directory is searched for lib<name>.so before lib<name>.a unless linking
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* GNU ld options whose value may be the next argument. */
@@ -35,16 +37,33 @@ static const char *const separate[] = {
     "--error-handling-script", "-assert",
     "--task-link", };
 
-int lw_takes_separate_value(const char *a) {
+int lw_takes_separate_value(const char *a, int msvc) {
+  if (msvc) /* link.exe's options join their values with ':' */
+    return 0;
   for (size_t i = 0; i < LW_ARRAY_SIZE(separate); i++)
     if (strcmp(a, separate[i]) == 0)
       return 1;
   return 0;
 }
 
-struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args,
-                                      size_t i) {
+/* A link.exe option `a` named `name` (case aside, - or / before it), with
+ * its value after ':'; the value or NULL. */
+static const char *msvc_option(const char *a, const char *name) {
+  size_t n = strlen(name);
+  if ((a[0] != '-' && a[0] != '/') || strncasecmp(a + 1, name, n) != 0 ||
+      a[1 + n] != ':')
+    return NULL;
+  return a + n + 2;
+}
+
+struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args, size_t i,
+                                      int msvc) {
   const char *a = args->v[i];
+  if (msvc) {
+    const char *v = msvc_option(a, "out");
+    return v ? (struct lw_output_arg){(int)i, 1, v}
+             : (struct lw_output_arg){-1, 0, NULL};
+  }
   if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < args->n)
     return (struct lw_output_arg){(int)i, 2, args->v[i + 1]};
   if (strncmp(a, "--output=", 9) == 0)
@@ -54,14 +73,15 @@ struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args,
   return (struct lw_output_arg){-1, 0, NULL};
 }
 
-struct lw_output_arg lw_find_output_arg(const struct lw_strvec *args) {
+struct lw_output_arg lw_find_output_arg(const struct lw_strvec *args,
+                                        int msvc) {
   struct lw_output_arg out = {-1, 0, NULL};
   for (size_t i = 0; i < args->n; i++) {
-    struct lw_output_arg here = lw_output_arg_at(args, i);
+    struct lw_output_arg here = lw_output_arg_at(args, i, msvc);
     if (here.count) {
       out = here;
       i += (size_t)here.count - 1;
-    } else if (lw_takes_separate_value(args->v[i])) {
+    } else if (lw_takes_separate_value(args->v[i], msvc)) {
       i++;
     }
   }
@@ -125,13 +145,57 @@ static int push(struct lw_inputs *in, enum ex_link_item item,
   return 0;
 }
 
-int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
-                      struct lw_diag *d) {
+/* link.exe's command line (a PE/COFF host of the MSVC environment, as
+ * lld-link reads it): -libpath: directories, then inputs in order - a file
+ * named without a directory that is not in the current one (foo.lib,
+ * m.obj, -defaultlib:foo) found in them; options start with '-' or '/' (a
+ * '/' argument that is a file is an input). */
+static int msvc_inputs(const struct lw_strvec *args, struct lw_inputs *in) {
   struct lw_strvec dirs = {0};
   int rc = 0;
+  for (size_t i = 0; !rc && i < args->n; i++) {
+    const char *v = msvc_option(args->v[i], "libpath");
+    if (v && lw_strvec_push(&dirs, v))
+      rc = LW_ENOMEM;
+  }
+  for (size_t i = 0; !rc && i < args->n; i++) {
+    const char *a = args->v[i], *lib = msvc_option(a, "defaultlib");
+    if (!lib && (a[0] == '-' || (a[0] == '/' && !is_file(a))))
+      continue;
+    const char *name = lib ? lib : a;
+    if (!lib && (strchr(name, '/') || is_file(name))) {
+      rc = push(in, EX_LINK_FILE, name, 0);
+      continue;
+    }
+    /* a file by name: in the -libpath: directories, as it is or, without
+     * an extension, with .lib */
+    const char *base = lw_base_name(name);
+    int ext = strchr(base, '.') != NULL;
+    char *found = NULL;
+    for (size_t k = 0; !found && k < dirs.n; k++) {
+      char *p = lw_xasprintf("%s/%s%s", dirs.v[k], name, ext ? "" : ".lib");
+      if (p && is_file(p))
+        found = p;
+      else
+        free(p);
+    }
+    if (found)
+      rc = push(in, EX_LINK_FILE, found, 0);
+    else if (!lib)
+      rc = push(in, EX_LINK_FILE, name, 0); /* the scan reports it */
+    free(found);
+  }
+  lw_strvec_free(&dirs);
+  return rc;
+}
+
+int lw_collect_inputs(const struct lw_strvec *args, int msvc,
+                      struct lw_inputs *inputs, struct lw_diag *d) {
+  struct lw_strvec dirs = {0};
+  int rc = msvc ? msvc_inputs(args, inputs) : 0;
   /* First pass: every -L, and every -u (ld enters those symbols as
    * undefined before reading any input). */
-  for (size_t i = 0; !rc && i < args->n; i++) {
+  for (size_t i = 0; !rc && !msvc && i < args->n; i++) {
     const char *a = args->v[i], *v;
     if (strncmp(a, "-L", 2) == 0 || strncmp(a, "--library-path", 14) == 0) {
       v = value_of(args, &i, "-L", "--library-path");
@@ -145,12 +209,12 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
               : value_of(args, &i, "--require-defined", "--require-defined");
       if (v)
         rc = push(inputs, EX_LINK_UNDEFINED, v, 0);
-    } else if (lw_takes_separate_value(a)) {
+    } else if (lw_takes_separate_value(a, 0)) {
       i++;
     }
   }
   int statik = 0, whole = 0;
-  for (size_t i = 0; !rc && i < args->n; i++) {
+  for (size_t i = 0; !rc && !msvc && i < args->n; i++) {
     const char *a = args->v[i];
     if (strcmp(a, "-Bstatic") == 0 || strcmp(a, "-static") == 0 ||
         strcmp(a, "-dn") == 0 || strcmp(a, "-non_shared") == 0) {
@@ -180,7 +244,7 @@ int lw_collect_inputs(const struct lw_strvec *args, struct lw_inputs *inputs,
         inputs->missing = v;
       free(p);
     } else if (a[0] == '-' && a[1]) {
-      if (lw_takes_separate_value(a))
+      if (lw_takes_separate_value(a, 0))
         i++;
     } else {
       /* A missing input is reported when it is read. */

@@ -81,27 +81,32 @@ struct lw_inputs {
   struct lw_strvec paths;
   const char *missing; /* the first -l found nowhere (in the arguments) */
 };
-int lw_collect_inputs(const struct lw_strvec *linker_args,
+/* `msvc`: link.exe's syntax (-libpath:, -out:, foo.lib), as lld-link and
+ * link.exe take it for a host of the MSVC environment; else GNU ld's. */
+int lw_collect_inputs(const struct lw_strvec *linker_args, int msvc,
                       struct lw_inputs *inputs, struct lw_diag *d);
 void lw_inputs_free(struct lw_inputs *inputs);
 
 /* Where the output is named among the linker arguments: the last of
- * "-o F", "-oF", "--output F", "--output=F". `index` is -1 when none. */
+ * "-o F", "-oF", "--output F", "--output=F" (with `msvc`, "-out:F" or
+ * "/out:F"). `index` is -1 when none. */
 struct lw_output_arg {
   int index;         /* first argument of the spelling */
   int count;         /* 1 (joined) or 2 (separate) */
   const char *value; /* the file name */
 };
-struct lw_output_arg lw_find_output_arg(const struct lw_strvec *linker_args);
+struct lw_output_arg lw_find_output_arg(const struct lw_strvec *linker_args,
+                                        int msvc);
 /* Finds -l`name` in `dirs` as ld does (lib<name>.so before lib<name>.a
  * unless `statik`; ":<file>" names the file); a malloc'd path or NULL. */
 char *lw_find_library(const struct lw_strvec *dirs, const char *name,
                       int statik);
 
 /* Does the ld option `a` take its value as the next argument? */
-int lw_takes_separate_value(const char *a);
+int lw_takes_separate_value(const char *a, int msvc);
 /* The output spelling starting at args[i], if any (count 0 if none). */
-struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args, size_t i);
+struct lw_output_arg lw_output_arg_at(const struct lw_strvec *args, size_t i,
+                                      int msvc);
 
 /* ---- hostlink.c --------------------------------------------------------- */
 

@@ -64,7 +64,7 @@ static uint64_t memory_budget(const struct lw_options *o) {
 static int scan_inputs(const struct lw_options *o, int jobs, struct ex_set *set,
                        struct lw_diag *d) {
   struct lw_inputs inputs = {0};
-  int rc = lw_collect_inputs(&o->linker_args, &inputs, d);
+  int rc = lw_collect_inputs(&o->linker_args, o->msvc, &inputs, d);
   /* A dry run runs no host linker to say so, as upstream's says it. */
   if (!rc && o->dry_run && inputs.missing)
     rc = lw_error(d, LW_EINVAL, "unable to find library -l%s", inputs.missing);

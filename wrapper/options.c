@@ -898,7 +898,8 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
       return lw_error(d, LW_ENOMEM, "out of memory");
     o->cache_dir = o->storage.v[o->storage.n - 1];
   }
-  struct lw_output_arg out = lw_find_output_arg(&o->linker_args);
+  o->msvc = o->host_triple && strstr(o->host_triple, "-windows-msvc") != NULL;
+  struct lw_output_arg out = lw_find_output_arg(&o->linker_args, o->msvc);
   o->output = out.index >= 0 ? out.value : "a.out";
   return 0;
 }

@@ -194,7 +194,7 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
       return push(p, a), 1;
     return push_path_n(p, a, (size_t)(arg + 2 - a), arg + 2), 1;
   }
-  struct lw_output_arg out = lw_output_arg_at(args, i);
+  struct lw_output_arg out = lw_output_arg_at(args, i, o->msvc);
   if (out.index >= 0) {
     if (out.count == 2)
       push(p, a);
@@ -226,7 +226,7 @@ static size_t rewrite(struct pack *p, const struct lw_options *o,
     free(opt);
     return 1;
   }
-  if ((lw_takes_separate_value(a) || strcmp(a, "-mllvm") == 0 ||
+  if ((lw_takes_separate_value(a, o->msvc) || strcmp(a, "-mllvm") == 0 ||
        strcmp(a, "-Xlinker") == 0) && next) {
     push(p, a);
     push(p, next);
@@ -430,7 +430,7 @@ int lw_reproduce(const struct lw_options *o, struct lw_diag *d) {
   /* What the link reads beyond its arguments: the libraries -l finds. */
   struct lw_inputs in = {0};
   struct lw_diag ignore = {0}; /* a missing input is the link's to report */
-  lw_collect_inputs(&o->linker_args, &in, &ignore);
+  lw_collect_inputs(&o->linker_args, o->msvc, &in, &ignore);
   for (size_t i = 0; i < in.n; i++)
     if (in.v[i].item == EX_LINK_FILE && is_file(in.v[i].path))
       free(in_tar(&p, in.v[i].path, 1));

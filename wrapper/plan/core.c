@@ -262,8 +262,10 @@ static int host_link_prepare(struct lw_graph *g, struct lw_job *j,
   j->inherit_stdio = 1;
   j->env_set = p->line->chain_env;
   if (lw_strvec_push(&j->argv, p->o->linker_path) ||
-      lw_strvec_push(&j->argv, "-o") ||
-      lw_strvec_push(&j->argv, lw_tmp_path(p->out_tmp)) ||
+      (p->o->msvc ? lw_strvec_pushf(&j->argv, "-out:%s",
+                                    lw_tmp_path(p->out_tmp))
+                  : lw_strvec_push(&j->argv, "-o") ||
+                        lw_strvec_push(&j->argv, lw_tmp_path(p->out_tmp))) ||
       (p->wrapper_obj &&
        lw_strvec_push(&j->argv, lw_tmp_path(p->wrapper_obj))))
     return lw_error(d, LW_ENOMEM, "out of memory");

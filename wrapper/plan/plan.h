@@ -86,6 +86,8 @@ struct lw_options {
                             expanded */
   const char *reproduce; /* --reproduce= */
   int as_linker;    /* no --linker-path: fatlink is the host linker */
+  int msvc;         /* the host is PE/COFF of the MSVC environment: its
+                       linker reads link.exe's syntax (-out:, -libpath:) */
   struct lw_strvec linker_args; /* for the host linker, in order */
   struct lw_strvec llvm_opts;   /* -mllvm and --offload-opt values */
   struct lw_strvec mllvm;       /* the -mllvm ones among them */
