@@ -8,6 +8,7 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Object.h>
+#include <stdint.h>
 #include <string.h>
 
 static int match_coff(const unsigned char *head, size_t len) {
@@ -119,3 +120,56 @@ static int scan_coff(struct ex_set *set, const unsigned char *buf, size_t len,
 }
 
 const struct ex__format ex__format_coff = {"COFF", match_coff, scan_coff};
+
+int ex__is_coff(const unsigned char *buf, size_t len) {
+  return match_coff(buf, len);
+}
+
+/* The global symbols of a COFF object's symbol table, for archive member
+ * selection: LLVM-C's symbol iterator tells no storage class, so the
+ * 18-byte records are read here. External (class 2) symbols are defined
+ * in a section (or common: section 0 with a size), undefined otherwise;
+ * weak externals (class 105) are weak references. A table outside the
+ * file is a format error; aux records are skipped. */
+int ex__coff_symbols(const unsigned char *buf, size_t len, const char *origin,
+                     ex__sym_cb cb, void *ctx, struct lw_diag *d) {
+  enum { RECORD = 18, EXTERNAL = 2, WEAK_EXTERNAL = 105 };
+  uint64_t table = u32(buf + 8), n = u32(buf + 12);
+  uint64_t strtab = table + n * RECORD;
+  if (!table || !n)
+    return 0;
+  if (strtab + 4 > len)
+    return lw_error_path(d, LW_EFORMAT, origin,
+                         "not a valid COFF object: its symbol table lies "
+                         "outside the file");
+  uint64_t strsize = u32(buf + strtab);
+  if (strsize < 4 || strsize > len - strtab)
+    strsize = 4; /* no string table: long names are not read */
+  int rc = 0;
+  for (uint64_t i = 0; !rc && i < n; i++) {
+    const unsigned char *r = buf + table + i * RECORD;
+    int section = (int16_t)(r[12] | r[13] << 8);
+    unsigned klass = r[16], naux = r[17];
+    i += naux;
+    if (klass != EXTERNAL && klass != WEAK_EXTERNAL)
+      continue;
+    char inline_name[9];
+    const char *name = inline_name;
+    if (u32(r) == 0) { /* "/offset" into the string table */
+      uint64_t off = u32(r + 4);
+      if (off < 4 || off >= strsize ||
+          !memchr(buf + strtab + off, 0, (size_t)(strsize - off)))
+        continue;
+      name = (const char *)buf + strtab + off;
+    } else {
+      memcpy(inline_name, r, 8);
+      inline_name[8] = 0;
+    }
+    if (!*name)
+      continue;
+    int defined =
+        klass == EXTERNAL && (section > 0 || (section == 0 && u32(r + 8)));
+    rc = cb(ctx, name, defined, klass == WEAK_EXTERNAL);
+  }
+  return rc;
+}

@@ -128,5 +128,10 @@ typedef int (*ex__sym_cb)(void *ctx, const char *name, int defined, int weak);
  * symbols) or a bitcode module; other content reports none. */
 int ex__read_symbols(const unsigned char *buf, size_t len, const char *origin,
                      ex__sym_cb cb, void *ctx, struct lw_diag *d);
+/* coff.c: is `buf` a COFF object, and its global symbols (as
+ * ex__read_symbols reports them). */
+int ex__is_coff(const unsigned char *buf, size_t len);
+int ex__coff_symbols(const unsigned char *buf, size_t len, const char *origin,
+                     ex__sym_cb cb, void *ctx, struct lw_diag *d);
 
 #endif

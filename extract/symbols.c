@@ -1,7 +1,8 @@
 /* symbols.c - the global symbols an object defines and needs, as a linker
  * sees them: ELF symbol tables through libelf (.symtab of relocatable
- * objects, .dynsym of shared ones) and bitcode module globals through the
- * LLVM-C API (lazily loaded: no function body is materialised). Local
+ * objects, .dynsym of shared ones), COFF symbol tables (coff.c) and bitcode
+ * module globals through the LLVM-C API (lazily loaded: no function body
+ * is materialised). Local
  * symbols are not reported. Used for host objects and for device images
  * alike. */
 #include "internal.h"
@@ -102,7 +103,9 @@ int ex__read_symbols(const unsigned char *buf, size_t len, const char *origin,
     return elf_symbols(buf, len, origin, cb, ctx, d);
   case EX_IMG_BITCODE:
     return bitcode_symbols(buf, len, origin, cb, ctx, d);
-  default:
-    return 0; /* no symbols we can read (COFF, text): nothing to resolve */
+  default: /* COFF's here; no symbols to read in the rest (text) */
+    return ex__is_coff(buf, len)
+               ? ex__coff_symbols(buf, len, origin, cb, ctx, d)
+               : 0;
   }
 }
