@@ -43,17 +43,15 @@ static LLVMMetadataRef entry_md(LLVMContextRef ctx, LLVMValueRef entry) {
                                        : md;
 }
 
-enum { HOST_ACCESS_INTEL = 6147 };
-
 static int unwritable(uint64_t d) {
-  return d == HOST_ACCESS_INTEL || d == 6148 || d == 6149;
+  return d == DL__HOST_ACCESS_INTEL || d == 6148 || d == 6149;
 }
 
 void dl__host_access(LLVMValueRef g, unsigned mode, const char *name) {
   LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(g));
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
   LLVMMetadataRef op[3] = {
-      LLVMValueAsMetadata(LLVMConstInt(i32, HOST_ACCESS_INTEL, 0)),
+      LLVMValueAsMetadata(LLVMConstInt(i32, DL__HOST_ACCESS_INTEL, 0)),
       LLVMValueAsMetadata(LLVMConstInt(i32, mode, 0)),
       LLVMMDStringInContext2(ctx, name, strlen(name))};
   LLVMMetadataRef entry = LLVMMDNodeInContext2(ctx, op, 3);

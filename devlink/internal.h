@@ -271,6 +271,8 @@ LLVMValueRef dl__string_global(LLVMValueRef v);
 /* Drops from global variables' !spirv.Decorations those LLVM 22's back
  * end cannot write (decorations.c). 0 or LW_ENOMEM. */
 int dl__drop_global_decorations(LLVMModuleRef m);
+/* DPC++'s translator's number of the HostAccessINTEL decoration. */
+enum { DL__HOST_ACCESS_INTEL = 6147 };
 /* Global `g`'s !spirv.Decorations: HostAccessINTEL (`mode`: 0 read, 1
  * write, 2 read-write) by `name`, as DPC++ gives device globals, host pipes
  * and sanitizer tables (decorations.c; dropped again before emission). */

@@ -65,7 +65,6 @@ static int text(struct lw_buf *b, const char *s) {
   return lw_buf_append(b, s, strlen(s));
 }
 
-enum { HOST_ACCESS_INTEL = 6147 };
 static const char decoration_id[] = "_Z20__SanitizerKernelMetadata";
 
 /* The IR text of the wrapped table: `name` of struct type { `ty` },
@@ -99,7 +98,7 @@ static int wrapped_text(LLVMModuleRef m, LLVMValueRef g, const char *name,
   snprintf(tail, sizeof tail,
            "\"sycl-device-global-size\"=\"%llu\" }\n!0 = !{!1}\n"
            "!1 = !{i32 %d, i32 0, !\"%s\"}\n",
-           size, HOST_ACCESS_INTEL, decoration_id);
+           size, DL__HOST_ACCESS_INTEL, decoration_id);
   return rc || text(b, tail) || lw_buf_append(b, "", 1) ? LW_ENOMEM : 0;
 }
 
@@ -160,10 +159,12 @@ static int fix_table(LLVMModuleRef m, LLVMValueRef g,
     unsigned deco = LLVMGetMDKindIDInContext(ctx, "spirv.Decorations", 17);
     size_t n;
     LLVMValueMetadataEntry *md = LLVMGlobalCopyAllMetadata(g, &n);
-    for (size_t i = 0; i < n; i++)
-      if (LLVMValueMetadataEntriesGetKind(md, (unsigned)i) != deco)
-        LLVMGlobalSetMetadata(w, LLVMValueMetadataEntriesGetKind(md, (unsigned)i),
-                              LLVMValueMetadataEntriesGetMetadata(md, (unsigned)i));
+    for (unsigned i = 0; i < n; i++) {
+      unsigned kind = LLVMValueMetadataEntriesGetKind(md, i);
+      if (kind != deco)
+        LLVMGlobalSetMetadata(w, kind,
+                              LLVMValueMetadataEntriesGetMetadata(md, i));
+    }
     if (md)
       LLVMDisposeValueMetadataEntries(md);
     LLVMDeleteGlobal(g);
