@@ -13,7 +13,6 @@
 #include "dl.h"
 #include "wrp.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -860,16 +859,15 @@ int lw_options_parse(int argc, char **argv, struct lw_options *o,
   if (rc == LW_ENOMEM)
     lw_error(d, rc, "out of memory");
   o->args = args; /* kept whole for --reproduce */
-  /* A pass plugin that cannot load is an error now, as upstream's (a
-   * device link would only fail later). */
-  for (size_t i = 0; !rc && i < o->pass_plugins.n; i++) {
-    void *lib = dlopen(o->pass_plugins.v[i], RTLD_LAZY | RTLD_LOCAL);
-    if (!lib)
-      rc = lw_error(d, LW_EINVAL, "-load-pass-plugin: cannot load '%s': %s",
-                    o->pass_plugins.v[i], dlerror());
-    else
-      dlclose(lib);
-  }
+  /* A pass plugin that is not there is an error now, as upstream's (a
+   * device link would only fail later). It is not loaded here: a plugin
+   * registers LLVM options of its own, which clash in a process that has
+   * them already (LLVMPolly.so aborts fatlink: "inconsistency in
+   * registered CommandLine options"); the device link loads it. */
+  for (size_t i = 0; !rc && i < o->pass_plugins.n; i++)
+    if (access(o->pass_plugins.v[i], R_OK) != 0)
+      rc = lw_error(d, LW_EINVAL, "-load-pass-plugin: cannot read '%s': %s",
+                    o->pass_plugins.v[i], strerror(errno));
   if (rc)
     return rc;
   /* Without --linker-path, fatlink is the host linker: as_linker.c finds
