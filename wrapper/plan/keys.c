@@ -255,6 +255,9 @@ int lw__device_side_key(const struct lw_plan *p,
   for (size_t i = 0; !rc && i < found.n; i++)
     file_identity(&h, found.v[i]);
   lw_strvec_free(&found);
+  /* -load-pass-plugin's libraries change what the device links make */
+  for (size_t i = 0; !rc && i < o->pass_plugins.n; i++)
+    file_identity(&h, o->pass_plugins.v[i]);
   static const char *const cuda[] = {"ptxas", "fatbinary", "nvlink"};
   for (size_t i = 0; !rc && i < LW_ARRAY_SIZE(cuda); i++) {
     char *tool = lw__cuda_tool(o, cuda[i]);
