@@ -284,7 +284,9 @@ int dl__drop_property_annotations(LLVMModuleRef m);
 
 /* ---- spirv.c ------------------------------------------------------------- */
 
-/* Renumbers a SPIR-V module's ids in order of first appearance, in place. */
+/* Renumbers a SPIR-V module's ids in order of first appearance, in place;
+ * LW_EBADOUT when an id is defined twice, past the bound or used and never
+ * defined (the checks of dl_spirv_check_ids). */
 int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d);
 /* Is an operand of this type (spv_operand_type_t) an id? */
 int dl__spirv_is_id(int operand_type);

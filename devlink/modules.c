@@ -312,6 +312,11 @@ int dl_module_bitcode(struct dl_module *m, struct lw_buf *out) {
   return bitcode_of(m->mod, out);
 }
 
+void dl_split_release(struct dl_split *s) {
+  dl_module_free(s->linked);
+  s->linked = NULL;
+}
+
 void dl_split_free(struct dl_split *s) {
   for (size_t i = 0; i < s->n; i++) {
     free(s->g[i].id);
@@ -330,6 +335,7 @@ void dl_split_free(struct dl_split *s) {
   lw_strvec_free(&s->warnings);
   free(s->triple);
   dl_module_free(s->whole);
+  dl_split_release(s);
   for (size_t b = 0; s->batch && b < s->nbatches; b++)
     lw_buf_free(&s->batch[b]);
   for (size_t k = 0; s->super && k < s->nsupers; k++)

@@ -18,9 +18,11 @@
  * rules: a label id taken from another module (llvm-project issue 160613)
  * gives an id defined twice, or one past the bound. Every module is checked
  * for what that breaks - each id below the bound, defined once, and every
- * id used defined - in one parse (dl_spirv_check_ids); or, when asked,
- * by the validator spirv-val runs, with its defaults (dl_spirv_validate),
- * which costs a sixth of the emission's time. */
+ * id used defined - in the parse that renumbers it (the back end's own
+ * output), or in one of its own (dl_spirv_check_ids: a module made
+ * otherwise); or, when asked, by the validator spirv-val runs, with its
+ * defaults (dl_spirv_validate), which costs a sixth of the emission's
+ * time. */
 #include "internal.h"
 
 #include <spirv-tools/libspirv.h>
@@ -42,9 +44,11 @@ struct remap {
   uint32_t *words; /* the module, rewritten in place */
   size_t pos;      /* word index of the current instruction */
   uint32_t *map;   /* old id -> new id, 0 when not seen */
+  unsigned char *state; /* new id -> DEFINED | USED */
   uint32_t bound, next;
   int bad;
 };
+enum { DEFINED = 1, USED = 2 };
 
 static spv_result_t on_header(void *ud, spv_endianness_t e, uint32_t magic,
                               uint32_t version, uint32_t generator,
@@ -53,7 +57,8 @@ static spv_result_t on_header(void *ud, spv_endianness_t e, uint32_t magic,
   (void)magic, (void)version, (void)generator, (void)schema;
   if (e != SPV_ENDIANNESS_LITTLE || bound == 0 || bound > (1u << 24))
     return SPV_ERROR_INVALID_BINARY;
-  if (!(r->map = calloc(bound, sizeof *r->map)))
+  if (!(r->map = calloc(bound, sizeof *r->map)) ||
+      !(r->state = calloc(bound, 1)))
     return SPV_ERROR_OUT_OF_MEMORY;
   r->bound = bound;
   r->next = 1;
@@ -66,6 +71,18 @@ int dl__spirv_is_id(int t) {
          t == SPV_OPERAND_TYPE_RESULT_ID ||
          t == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID ||
          t == SPV_OPERAND_TYPE_SCOPE_ID;
+}
+
+/* What an id operand does: defines its id, uses it, or (a debug name)
+ * neither - a name may name an id the back end then left out (seen: a
+ * block "entry" of a function with virtual calls); the validator lets it. */
+static unsigned char id_role(const spv_parsed_instruction_t *in,
+                             const spv_parsed_operand_t *op) {
+  if (op->type == SPV_OPERAND_TYPE_RESULT_ID)
+    return DEFINED;
+  return in->opcode == 5 /* OpName */ || in->opcode == 6 /* OpMemberName */
+             ? 0
+             : USED;
 }
 
 static spv_result_t on_instruction(void *ud,
@@ -83,6 +100,7 @@ static spv_result_t on_instruction(void *ud,
     if (!r->map[*w])
       r->map[*w] = r->next++;
     *w = r->map[*w];
+    r->state[*w] |= id_role(in, op);
   }
   r->pos += in->num_words;
   return SPV_SUCCESS;
@@ -94,7 +112,7 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
   /* Parse a copy (the parser reads it) while rewriting the original. */
   size_t n = spv->len / 4;
   uint32_t *copy = malloc(spv->len);
-  struct remap r = {(uint32_t *)spv->data, 0, NULL, 0, 0, 0};
+  struct remap r = {(uint32_t *)spv->data, 0, NULL, NULL, 0, 0, 0};
   if (!copy)
     return lw_error(d, LW_ENOMEM, "out of memory");
   memcpy(copy, spv->data, spv->len);
@@ -103,17 +121,27 @@ int dl__spirv_canonical_ids(struct lw_buf *spv, struct lw_diag *d) {
   spv_result_t res = spvBinaryParse(ctx, &r, copy, n, on_header,
                                     on_instruction, &diag);
   int rc = 0;
+  uint32_t undefined = 0;
+  for (uint32_t id = 1; res == SPV_SUCCESS && !r.bad && id < r.next; id++)
+    if (r.state[id] == USED) {
+      undefined = id;
+      break;
+    }
   if (res != SPV_SUCCESS && !r.bad && diag && unknown_to_tools(diag->error))
     memcpy(spv->data, copy, spv->len); /* as it was: not renumbered */
   else if (res != SPV_SUCCESS || r.bad)
     rc = lw_error(d, LW_EBADOUT, "SPIR-V back end wrote an unreadable module: "
                                "%s",
                   diag && diag->error ? diag->error : "bad id");
+  else if (undefined)
+    rc = lw_error(d, LW_EBADOUT,
+                  "invalid SPIR-V: ID %u is used but not defined", undefined);
   else
     r.words[3] = r.next; /* the new bound */
   spvDiagnosticDestroy(diag);
   spvContextDestroy(ctx);
   free(r.map);
+  free(r.state);
   free(copy);
   return rc;
 }
@@ -597,7 +625,6 @@ struct ids {
   uint32_t bound, bad;
   const char *why;
 };
-enum { DEFINED = 1, USED = 2 };
 
 static spv_result_t ids_header(void *ud, spv_endianness_t e, uint32_t magic,
                                uint32_t version, uint32_t generator,
@@ -617,22 +644,18 @@ static spv_result_t ids_header(void *ud, spv_endianness_t e, uint32_t magic,
 static spv_result_t ids_instruction(void *ud,
                                     const spv_parsed_instruction_t *in) {
   struct ids *c = ud;
-  /* A debug name may name an id the back end then left out (seen: a block
-   * "entry" of a function with virtual calls); the validator lets it. */
-  int name = in->opcode == 5 /* OpName */ || in->opcode == 6 /* OpMemberName */;
   for (uint16_t k = 0; k < in->num_operands; k++) {
     const spv_parsed_operand_t *op = &in->operands[k];
     if (!dl__spirv_is_id(op->type))
       continue;
     uint32_t id = in->words[op->offset];
-    int def = op->type == SPV_OPERAND_TYPE_RESULT_ID;
     if (id >= c->bound) /* (the parser refuses an id defined twice) */
       c->why = "ID %u is not below the header's ID bound";
     if (c->why) {
       c->bad = id;
       return SPV_ERROR_INVALID_ID;
     }
-    c->state[id] |= def ? DEFINED : name ? 0 : USED;
+    c->state[id] |= id_role(in, op);
   }
   return SPV_SUCCESS;
 }

@@ -281,7 +281,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   out->triple = strdup(m->triple);
-  dl_module_free(m);
+  out->linked = m; /* freed by dl_split_release, maybe on another thread */
   *mp = NULL;
   return out->triple ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
 }

@@ -43,7 +43,8 @@ size_t dl_itt_stubs(struct dl_module *m);
 /* Compiles the module for its triple (SPIR-V for spirv*, with canonical
  * ids; native otherwise: for `cpu`, e.g. sm_90 or gfx90a, NULL for the
  * target's default) at `opt_level` 0-3 into `out`. LW_EBADOUT: the
- * back end wrote SPIR-V that cannot be read (codegen.c says why it may). */
+ * back end wrote SPIR-V that cannot be read or breaks what
+ * dl_spirv_check_ids checks (codegen.c says why it may). */
 int dl_codegen(struct dl_module *m, const char *cpu, int opt_level,
                enum dl_filetype type, struct lw_buf *out, struct lw_diag *d);
 
@@ -214,6 +215,8 @@ struct dl_split {
   struct lw_buf bitcode;    /* the linked module, when n > 1 */
   char *triple;
   struct dl_module *whole;  /* the linked module itself, when n <= 1 */
+  struct dl_module *linked; /* when n > 1, the linked module until
+                               dl_split_release (its bitcode serves) */
   size_t batch_size;        /* groups per batch (split.c), when n > 1 */
   size_t nbatches;
   struct lw_buf *batch;     /* each batch's module, once made
@@ -277,6 +280,11 @@ enum {
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
              unsigned flags, const struct lw_strvec *elsewhere,
              struct dl_split *out, struct lw_diag *d);
+
+/* Frees the linked module once its bitcode is written (n > 1): what the
+ * split needs is in its bitcode. Any one thread, while others make
+ * super-batches (they read only the bitcode); dl_split_free does it too. */
+void dl_split_release(struct dl_split *s);
 
 /* Which batch group i is in: groups come in batches of consecutive
  * groups (fixed by the split alone), and a process building modules makes

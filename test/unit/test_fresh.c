@@ -4,11 +4,13 @@
  * what it changes stays in it. And the SPIR-V check every module passes
  * (devlink/spirv.c): a valid module, one whose id bound is broken, and a
  * module of SPV_INTEL_function_pointers, whose rules Debian 12's validator
- * does not know; block labels taken from an earlier module given back. */
+ * does not know; block labels taken from an earlier module given back;
+ * the renumbering of the back end's modules checks their ids too. */
 #include "check.h"
 #include "run/run.h"
 
 #include "dl.h"
+#include "../../devlink/internal.h" /* dl__spirv_canonical_ids */
 
 #include <signal.h>
 #include <stdlib.h>
@@ -153,6 +155,28 @@ static void test_check_ids(void) {
   CHECK(dl_spirv_check_ids((const unsigned char *)m, 18, &d) == LW_EBADOUT);
 }
 
+/* Renumbering checks what dl_spirv_check_ids does, in its parse: an id
+ * used and never defined is named by its new number. */
+static void test_canonical_ids(void) {
+  uint32_t m[64];
+  struct lw_diag d = {0};
+  memcpy(m, minimal, sizeof minimal);
+  struct lw_buf b = {(unsigned char *)m, sizeof minimal, 0};
+  CHECK(dl__spirv_canonical_ids(&b, &d) == 0);
+  CHECK(memcmp(m, minimal, sizeof minimal) == 0); /* numbered as it was */
+
+  m[3] = 6;
+  m[23] = 5; /* the function's type: an id nothing defines, the 4th seen */
+  CHECK(dl__spirv_canonical_ids(&b, &d) == LW_EBADOUT);
+  CHECK(strcmp(d.msg, "invalid SPIR-V: ID 4 is used but not defined") == 0);
+
+  memcpy(m, minimal, sizeof minimal);
+  m[25] = 3; /* the label's id: the function's */
+  memset(&d, 0, sizeof d);
+  CHECK(dl__spirv_canonical_ids(&b, &d) == LW_EBADOUT);
+  CHECK(strstr(d.msg, "Id 3 is defined more than once") != NULL);
+}
+
 /* A module as LLVM 22's back end writes them: void function F (%3) with
  * blocks %4, %l2, %l3 (a branch on %true, %6, to %l2 or %l3, %l2 on to
  * %l3), function G (%9) with block %gl; %true named "t" and, with
@@ -252,6 +276,7 @@ int main(void) {
   test_fresh_call();
   test_validate();
   test_check_ids();
+  test_canonical_ids();
   test_labels();
   return check_report("fresh");
 }

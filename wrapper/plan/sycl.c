@@ -461,6 +461,26 @@ static int super_run(struct lw_job *j, struct lw_diag *d) {
   return dl_split_make_super(&w->pool->t->split, w->k, d);
 }
 
+/* sycl-release: the linked module freed beside the super-batches (its
+ * bitcode serves them), before the workers fork. */
+static int release_prepare(struct lw_graph *g, struct lw_job *j,
+                           struct lw_diag *d) {
+  (void)g;
+  const struct target *t = j->data;
+  j->what = lw_xasprintf("free the linked module of %s", t->triple);
+  return j->what ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+}
+
+static int release_run(struct lw_job *j, struct lw_diag *d) {
+  (void)d;
+  struct target *t = j->data;
+  dl_split_release(&t->split);
+  return 0;
+}
+
+static const struct lw_job_kind release_kind = {
+    .name = "sycl-release", .prepare = release_prepare, .run = release_run};
+
 static const struct lw_job_kind super_kind = {
     .name = "sycl-super", .prepare = super_prepare, .run = super_run,
     .free_data = free};
@@ -697,8 +717,10 @@ static int add_workers(struct lw_graph *g, struct target *t,
   uint64_t footprint = lw__emit_footprint(cost[p->order[0]]);
   free(cost);
   size_t ns = s->nsupers;
-  struct lw_job **supers = calloc(ns ? ns : 1, sizeof *supers);
-  int rc = supers ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
+  struct lw_job **supers = calloc(ns + 1, sizeof *supers);
+  int rc = supers && (supers[ns] = lw_graph_add(g, &release_kind, t, NULL, 0))
+               ? 0
+               : lw_error(d, LW_ENOMEM, "out of memory");
   for (size_t k = 0; !rc && k < ns; k++) {
     struct worker *w = calloc(1, sizeof *w);
     if (w)
@@ -711,7 +733,7 @@ static int add_workers(struct lw_graph *g, struct target *t,
     if (w)
       *w = (struct worker){p, k};
     struct lw_job *wj =
-        w ? lw_graph_add(g, &worker_kind, w, supers, ns) : NULL;
+        w ? lw_graph_add(g, &worker_kind, w, supers, ns + 1) : NULL;
     if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     else
