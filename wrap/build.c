@@ -35,6 +35,7 @@ int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
     wrp__fatbin(&ir, &req->cuda, 0);
   if (!rc && req->hip.data)
     wrp__fatbin(&ir, &req->hip, 1);
+  wrp__shared_free(&ir);
   if (!rc)
     wrp__finish_xtors(&ir);
   if (rc) {

@@ -18,6 +18,7 @@ struct wrp__ir {
     int prio[4];
     size_t n;
   } xtors[2]; /* [0] constructors, [1] destructors */
+  void *shared; /* wrp__shared_bytes' globals, a tsearch tree by contents */
 };
 
 /* Internal constant global holding `len` bytes (plus a NUL when `cstr`).
@@ -25,6 +26,13 @@ struct wrp__ir {
 LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
                         size_t len, int cstr, const char *section,
                         unsigned align);
+
+/* The same, but one global for all uses of the same bytes (and NUL): what
+ * only points at them (names, property values). Freed by
+ * wrp__shared_free. */
+LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const char *name,
+                               const void *data, size_t len, int cstr);
+void wrp__shared_free(struct wrp__ir *ir);
 
 /* Pointer `off` elements into global `g` of array type (inbounds, or not:
  * as LLVM 22's SYCL wrapper writes it). */

@@ -3,6 +3,7 @@
  * (build.c) so a wrap job may run on any thread. */
 #include "internal.h"
 
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,39 @@ LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
   if (align)
     LLVMSetAlignment(g, align);
   return g;
+}
+
+/* LLVM makes one constant of the same bytes: the tree maps it to its
+ * global. */
+struct shared {
+  LLVMValueRef init, global;
+};
+
+static int by_init(const void *a, const void *b) {
+  LLVMValueRef x = ((const struct shared *)a)->init;
+  LLVMValueRef y = ((const struct shared *)b)->init;
+  return (x > y) - (x < y);
+}
+
+LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const char *name,
+                               const void *data, size_t len, int cstr) {
+  struct shared key = {
+      LLVMConstStringInContext2(ir->ctx, data, len, cstr ? 0 : 1), NULL};
+  struct shared **found = tfind(&key, &ir->shared, by_init);
+  if (found)
+    return (*found)->global;
+  LLVMValueRef g = wrp__bytes(ir, name, data, len, cstr, NULL, 0);
+  struct shared *node = malloc(sizeof *node);
+  if (node) /* (no memory: a global of its own) */
+    *node = (struct shared){key.init, g};
+  if (node && !tsearch(node, &ir->shared, by_init))
+    free(node);
+  return g;
+}
+
+void wrp__shared_free(struct wrp__ir *ir) {
+  tdestroy(ir->shared, free);
+  ir->shared = NULL;
 }
 
 LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off,

@@ -20,6 +20,14 @@ static LLVMValueRef str(struct wrp__ir *ir, const char *name, const char *s) {
   return wrp__bytes(ir, name, s, strlen(s), 1, NULL, 0);
 }
 
+/* Names and values: one global for each, however many point at it (the
+ * 4,000-kernel program's 15,000 such strings are 4,400; the x86 back end
+ * writes a third of the globals). */
+static LLVMValueRef shared_str(struct wrp__ir *ir, const char *name,
+                               const char *s) {
+  return wrp__shared_bytes(ir, name, s, strlen(s), 1);
+}
+
 static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
                               LLVMTypeRef set_ty,
                               const struct wrp_sycl_image *img,
@@ -41,11 +49,11 @@ static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
       LLVMValueRef addr = LLVMConstNull(ir->ptr);
       uint64_t size = p->u32;
       if (p->type != DL_PROP_UINT32) {
-        addr = wrp__bytes(ir, "prop_val", p->bytes.data, p->bytes.len, 0,
-                          NULL, 0);
+        addr = wrp__shared_bytes(ir, "prop_val", p->bytes.data,
+                                 p->bytes.len, 0);
         size = p->bytes.len;
       }
-      LLVMValueRef f[4] = {str(ir, "prop", p->name), addr,
+      LLVMValueRef f[4] = {shared_str(ir, "prop", p->name), addr,
                            LLVMConstInt(ir->i32, p->type, 0),
                            LLVMConstInt(ir->i64, size, 0)};
       props[i] = LLVMConstNamedStruct(prop_ty, f, 4);
@@ -54,7 +62,8 @@ static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
     LLVMValueRef pbeg = wrp__array(ir, "__sycl_offload_prop_arr", prop_ty,
                                    props, ps->n, &pend);
     free(props);
-    LLVMValueRef f[3] = {str(ir, "SYCL_PropSetName", ps->name), pbeg, pend};
+    LLVMValueRef f[3] = {shared_str(ir, "SYCL_PropSetName", ps->name), pbeg,
+                         pend};
     sets[s] = LLVMConstNamedStruct(set_ty, f, 3);
   }
   return wrp__array(ir, "__sycl_offload_prop_sets_arr", set_ty, sets,
@@ -121,7 +130,8 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
     for (size_t k = 0; k < ne; k++)
       entries[k] = wrp__entry(
           ir, OFK_SYCL, NULL,
-          str(ir, "__sycl_offload_entry_name", img->entries->v[k]), 0);
+          shared_str(ir, "__sycl_offload_entry_name", img->entries->v[k]),
+          0);
     LLVMValueRef eend;
     LLVMValueRef ebeg = wrp__array(ir, "__sycl_offload_entries_arr",
                                    ir->entry_ty, entries, ne, &eend);
