@@ -281,7 +281,9 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
     return lw_error(d, LW_ENOMEM, "out of memory");
   }
   out->triple = strdup(m->triple);
-  out->linked = m; /* freed by dl_split_release, maybe on another thread */
+  out->linked = m; /* the caller's to free, or now */
+  if (!(flags & DL_KEEP_LINKED))
+    dl_split_release(out);
   *mp = NULL;
   return out->triple ? 0 : lw_error(d, LW_ENOMEM, "out of memory");
 }

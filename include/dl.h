@@ -215,8 +215,9 @@ struct dl_split {
   struct lw_buf bitcode;    /* the linked module, when n > 1 */
   char *triple;
   struct dl_module *whole;  /* the linked module itself, when n <= 1 */
-  struct dl_module *linked; /* when n > 1, the linked module until
-                               dl_split_release (its bitcode serves) */
+  struct dl_module *linked; /* with DL_KEEP_LINKED and n > 1, the linked
+                               module until dl_split_release (its bitcode
+                               serves) */
   size_t batch_size;        /* groups per batch (split.c), when n > 1 */
   size_t nbatches;
   struct lw_buf *batch;     /* each batch's module, once made
@@ -268,6 +269,9 @@ enum {
   DL_HOST_PIPES = 16384,     /* host pipes get their SPIR-V decoration
                                 (HostAccessINTEL) as DPC++'s compile-time
                                 properties pass gives it (-host-pipes) */
+  DL_KEEP_LINKED = 32768,    /* the linked module stays (out->linked) for
+                                the caller to free with dl_split_release,
+                                e.g. on another thread */
 };
 
 /* Groups the kernels of *m by `mode` and by optional features (and by the
@@ -281,9 +285,9 @@ int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
              unsigned flags, const struct lw_strvec *elsewhere,
              struct dl_split *out, struct lw_diag *d);
 
-/* Frees the linked module once its bitcode is written (n > 1): what the
- * split needs is in its bitcode. Any one thread, while others make
- * super-batches (they read only the bitcode); dl_split_free does it too. */
+/* Frees the linked module kept by DL_KEEP_LINKED: what the split needs is
+ * in its bitcode. Any one thread, while others make super-batches (they
+ * read only the bitcode); dl_split_free does it too. */
 void dl_split_release(struct dl_split *s);
 
 /* Which batch group i is in: groups come in batches of consecutive

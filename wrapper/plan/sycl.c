@@ -634,7 +634,8 @@ static unsigned split_flags(const struct target *t) {
          (o->sycl_emit_imported ? DL_EMIT_IMPORTED : 0) |
          (o->sycl_emit_exported ? DL_EMIT_EXPORTED : 0) |
          (o->sycl_allow_size_mismatch ? DL_NO_SIZE_CHECK : 0) |
-         (o->sycl_keep_externals ? DL_EXTERNAL_ENTRIES : 0) | DL_IMAGE_SCOPE;
+         (o->sycl_keep_externals ? DL_EXTERNAL_ENTRIES : 0) | DL_IMAGE_SCOPE |
+         DL_KEEP_LINKED;
 }
 
 static int link_run(struct lw_job *j, struct lw_diag *d) {
@@ -804,6 +805,7 @@ static int link_done(struct lw_graph *g, struct lw_job *j,
     return rc;
   if (t->workers)
     return add_workers(g, t, d);
+  dl_split_release(&t->split);
   /* In process: the one module, or each module's bitcode for llvm-spirv,
    * in order. */
   struct lw_job *prev = NULL;
