@@ -263,12 +263,12 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   /* Super-batches of about sqrt(nbatches) batches, made from the linked
    * module: each batch is then made from its super-batch's (a fraction of
    * the linked module). B batches then load the linked module S times
-   * instead of B, but each super-batch is also moved and written (E),
-   * about four loads' worth: they pay from about B = (2 + E/L)^2 = 36 on
-   * (measured on 2 cores, paired: 4,000 groups in 125 batches, per-kernel
-   * 400x10, 5% less CPU with them; 400 in 40 batches the same; 100 in 20
-   * batches 10% more CPU and wall, real_link's 100x4). */
-  if (out->nbatches >= 49)
+   * instead of B, but each super-batch is also moved and written: they
+   * pay from somewhere between 20 and 40 batches (measured on 2 cores,
+   * paired, without them: 4,000 groups in 125 batches, per-kernel 400x10,
+   * 6% more CPU; 400 in 40, real_link's 400x10, 4-6% more wall and CPU;
+   * 100 in 20, its 100x4 with -g, 11% less). */
+  if (out->nbatches >= 30)
     while (out->super_size * out->super_size < out->nbatches)
       out->super_size++;
   out->nsupers = out->super_size ? (out->nbatches + out->super_size - 1) /
