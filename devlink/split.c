@@ -266,8 +266,8 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
    * instead of B, but each super-batch is also moved and written: they
    * pay from somewhere between 20 and 40 batches (measured on 2 cores,
    * paired, without them: 4,000 groups in 125 batches, per-kernel 400x10,
-   * 6% more CPU; 400 in 40, real_link's 400x10, 4-6% more wall and CPU;
-   * 100 in 20, its 100x4 with -g, 11% less). */
+   * 6% more CPU; 400 in 40, real_link's 400x10, the same to 6% more,
+   * within this shape's noise; 100 in 20, its 100x4 with -g, 11% less). */
   if (out->nbatches >= 30)
     while (out->super_size * out->super_size < out->nbatches)
       out->super_size++;
