@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
-                        size_t len, int cstr, const char *section,
-                        unsigned align) {
-  LLVMValueRef init =
-      LLVMConstStringInContext2(ir->ctx, data, len, cstr ? 0 : 1);
+/* An internal constant global of initializer `init`. */
+static LLVMValueRef constant_global(struct wrp__ir *ir, const char *name,
+                                    LLVMValueRef init, const char *section,
+                                    unsigned align) {
   LLVMValueRef g = LLVMAddGlobal(ir->mod, LLVMTypeOf(init), name);
   LLVMSetInitializer(g, init);
   LLVMSetGlobalConstant(g, 1);
@@ -22,6 +21,14 @@ LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
   if (align)
     LLVMSetAlignment(g, align);
   return g;
+}
+
+LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
+                        size_t len, int cstr, const char *section,
+                        unsigned align) {
+  return constant_global(
+      ir, name, LLVMConstStringInContext2(ir->ctx, data, len, cstr ? 0 : 1),
+      section, align);
 }
 
 /* LLVM makes one constant of the same bytes: the tree maps it to its
@@ -43,7 +50,7 @@ LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const char *name,
   struct shared **found = tfind(&key, &ir->shared, by_init);
   if (found)
     return (*found)->global;
-  LLVMValueRef g = wrp__bytes(ir, name, data, len, cstr, NULL, 0);
+  LLVMValueRef g = constant_global(ir, name, key.init, NULL, 0);
   struct shared *node = malloc(sizeof *node);
   if (node) /* (no memory: a global of its own) */
     *node = (struct shared){key.init, g};
