@@ -189,13 +189,13 @@ static int msvc_inputs(const struct lw_strvec *args, struct lw_inputs *in) {
   return rc;
 }
 
-int lw_collect_inputs(const struct lw_strvec *args, int msvc,
-                      struct lw_inputs *inputs, struct lw_diag *d) {
+/* GNU ld's command line. */
+static int gnu_inputs(const struct lw_strvec *args, struct lw_inputs *inputs) {
   struct lw_strvec dirs = {0};
-  int rc = msvc ? msvc_inputs(args, inputs) : 0;
+  int rc = 0;
   /* First pass: every -L, and every -u (ld enters those symbols as
    * undefined before reading any input). */
-  for (size_t i = 0; !rc && !msvc && i < args->n; i++) {
+  for (size_t i = 0; !rc && i < args->n; i++) {
     const char *a = args->v[i], *v;
     if (strncmp(a, "-L", 2) == 0 || strncmp(a, "--library-path", 14) == 0) {
       v = value_of(args, &i, "-L", "--library-path");
@@ -214,7 +214,7 @@ int lw_collect_inputs(const struct lw_strvec *args, int msvc,
     }
   }
   int statik = 0, whole = 0;
-  for (size_t i = 0; !rc && !msvc && i < args->n; i++) {
+  for (size_t i = 0; !rc && i < args->n; i++) {
     const char *a = args->v[i];
     if (strcmp(a, "-Bstatic") == 0 || strcmp(a, "-static") == 0 ||
         strcmp(a, "-dn") == 0 || strcmp(a, "-non_shared") == 0) {
@@ -251,13 +251,19 @@ int lw_collect_inputs(const struct lw_strvec *args, int msvc,
       rc = push(inputs, EX_LINK_FILE, a, whole);
     }
   }
+  lw_strvec_free(&dirs);
+  return rc;
+}
+
+int lw_collect_inputs(const struct lw_strvec *args, int msvc,
+                      struct lw_inputs *inputs, struct lw_diag *d) {
+  int rc = msvc ? msvc_inputs(args, inputs) : gnu_inputs(args, inputs);
   /* Now that the strings no longer move, point the items at them. */
   for (size_t i = 0; i < inputs->n; i++)
     if (inputs->v[i].path)
       inputs->v[i].path = inputs->paths.v[(uintptr_t)inputs->v[i].path - 1];
   if (rc == LW_ENOMEM)
     lw_error(d, rc, "out of memory");
-  lw_strvec_free(&dirs);
   return rc;
 }
 
