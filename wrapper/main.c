@@ -87,8 +87,6 @@ struct link {
 };
 
 static int run_link(struct lw_options *o, struct link *l, struct lw_diag *d) {
-  if (!o->dry_run)
-    l->js = lw_jobserver_open(o->verbose);
   int rc = scan_inputs(o, l->js ? 1 : o->jobs, &l->set, d);
   if (!rc && o->as_linker && !o->dry_run && !lw_as_linker_needs_work(&l->set) &&
       lw_as_linker_can_exec(o)) {
@@ -178,6 +176,13 @@ int main(int argc, char **argv) {
     rc = lw_as_linker_exec(&o, &d);
   int linking = !rc && !o.help && !o.llvm_help && !(o.version && !o.verbose);
   if (linking) {
+    /* make's jobserver first, while the descriptors make may have passed
+     * are the only ones open beyond stdio: after that fatlink opens its
+     * own (errout.c's pipe), which a recipe make did not pass the jobserver
+     * to would have where MAKEFLAGS names it - then taken for it. */
+    struct link l = {0};
+    if (!o.dry_run)
+      l.js = lw_jobserver_open(o.verbose);
     /* glibc's malloc arenas stay as they are (one per thread, about): the
      * loop thread's own then holds little besides the plan, and the SYCL
      * workers forked from that thread, and the child each forks for every
@@ -210,7 +215,6 @@ int main(int argc, char **argv) {
         lw_as_wrapper_named(o.argv0))
       rc = lw_error(&d, LW_EINVAL,
                     "linker path missing, must pass 'linker-path'");
-    struct link l = {0};
     if (!rc)
       rc = run_link(&o, &l, &d);
     if (!rc && auto_tar)
