@@ -35,7 +35,8 @@ int wrp_build(const struct wrp_request *req, LLVMContextRef *ctx,
     wrp__fatbin(&ir, &req->cuda, 0);
   if (!rc && req->hip.data)
     wrp__fatbin(&ir, &req->hip, 1);
-  wrp__shared_free(&ir);
+  if (wrp__shared_finish(&ir) && !rc)
+    rc = lw_error(d, LW_ENOMEM, "out of memory");
   if (!rc)
     wrp__finish_xtors(&ir);
   if (rc) {

@@ -18,7 +18,24 @@ struct wrp__ir {
     int prio[4];
     size_t n;
   } xtors[2]; /* [0] constructors, [1] destructors */
-  void *shared; /* wrp__shared_bytes' globals, a tsearch tree by contents */
+  /* wrp__shared_bytes': the bytes, in one global made at the end, a
+   * placeholder until then, and a tsearch tree of what they hold */
+  struct lw_buf blob;
+  LLVMValueRef blob_ph;
+  void *shared;
+  int blob_failed;
+};
+
+/* Constants of one type, in one internal global array (named `name`) that
+ * wrp__pool_finish makes; pointers into it point into a placeholder until
+ * then. */
+struct wrp__pool {
+  const char *name;
+  LLVMTypeRef ty;
+  LLVMValueRef ph;
+  LLVMValueRef *v;
+  size_t n, cap;
+  int failed;
 };
 
 /* Internal constant global holding `len` bytes (plus a NUL when `cstr`).
@@ -27,12 +44,19 @@ LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
                         size_t len, int cstr, const char *section,
                         unsigned align);
 
-/* The same, but one global for all uses of the same bytes (and NUL): what
- * only points at them (names, property values). Freed by
- * wrp__shared_free. */
-LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const char *name,
-                               const void *data, size_t len, int cstr);
-void wrp__shared_free(struct wrp__ir *ir);
+/* A pointer to `len` bytes (and a NUL when `cstr`) that only are pointed
+ * at (names, property values): the same bytes once, all in one global
+ * that wrp__shared_finish makes (LW_ENOMEM if memory ran out before). */
+LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const void *data,
+                               size_t len, int cstr);
+int wrp__shared_finish(struct wrp__ir *ir);
+
+/* Pointers to the first of `n` constants added to pool `p` and (*end) past
+ * its last; NULL pointers when n == 0. */
+LLVMValueRef wrp__pool_add(struct wrp__ir *ir, struct wrp__pool *p,
+                           LLVMValueRef *elems, size_t n, LLVMValueRef *end);
+/* Makes the pool's global; LW_ENOMEM if memory ran out before. */
+int wrp__pool_finish(struct wrp__ir *ir, struct wrp__pool *p);
 
 /* Pointer `off` elements into global `g` of array type (inbounds, or not:
  * as LLVM 22's SYCL wrapper writes it). */

@@ -31,37 +31,123 @@ LLVMValueRef wrp__bytes(struct wrp__ir *ir, const char *name, const void *data,
       section, align);
 }
 
-/* LLVM makes one constant of the same bytes: the tree maps it to its
- * global. */
-struct shared {
-  LLVMValueRef init, global;
+/* ---- pools ----------------------------------------------------------------
+ * Data that only is pointed at goes in a few globals instead of one global
+ * each: the x86 back end spends on every global (its symbol, section and
+ * alignment), whatever its size. Until the pool's array exists, pointers
+ * into it point into a placeholder, which the array then replaces. */
+
+static LLVMValueRef into(struct wrp__ir *ir, LLVMTypeRef ty, LLVMValueRef ph,
+                         uint64_t at) {
+  LLVMValueRef idx = LLVMConstInt(ir->i64, at, 0);
+  return LLVMConstInBoundsGEP2(ty, ph, &idx, 1);
+}
+
+static LLVMValueRef placeholder(struct wrp__ir *ir, LLVMTypeRef ty) {
+  return LLVMAddGlobal(ir->mod, ty, "");
+}
+
+/* The pool's global, initializer `init`, in place of its placeholder. */
+static void settle(struct wrp__ir *ir, const char *name, LLVMValueRef ph,
+                   LLVMValueRef init, unsigned align) {
+  LLVMValueRef g = LLVMAddGlobal(ir->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  if (align)
+    LLVMSetAlignment(g, align);
+  LLVMReplaceAllUsesWith(ph, g);
+  LLVMDeleteGlobal(ph);
+}
+
+LLVMValueRef wrp__pool_add(struct wrp__ir *ir, struct wrp__pool *p,
+                           LLVMValueRef *elems, size_t n, LLVMValueRef *end) {
+  while (n && !p->failed && p->n + n > p->cap)
+    p->failed = lw_grow(&p->v, p->cap, &p->cap, sizeof *p->v, 64) != 0;
+  if (n == 0 || p->failed) {
+    *end = LLVMConstNull(ir->ptr);
+    return LLVMConstNull(ir->ptr); /* (no memory: wrp__pool_finish says) */
+  }
+  if (!p->ph)
+    p->ph = placeholder(ir, p->ty);
+  memcpy(p->v + p->n, elems, n * sizeof *elems);
+  LLVMValueRef begin = into(ir, p->ty, p->ph, p->n);
+  p->n += n;
+  *end = into(ir, p->ty, p->ph, p->n);
+  return begin;
+}
+
+int wrp__pool_finish(struct wrp__ir *ir, struct wrp__pool *p) {
+  int rc = p->failed ? LW_ENOMEM : 0;
+  if (p->ph && !rc)
+    settle(ir, p->name, p->ph, LLVMConstArray2(p->ty, p->v, p->n), 0);
+  else if (p->ph)
+    LLVMDeleteGlobal(p->ph); /* (the module goes: it is an error) */
+  free(p->v);
+  *p = (struct wrp__pool){p->name, p->ty, NULL, NULL, 0, 0, 0};
+  return rc;
+}
+
+/* Byte strings, each once: the tree finds a string's place in the blob
+ * by its bytes. */
+struct piece {
+  const struct lw_buf *blob; /* the stored piece's bytes are there... */
+  const void *data;          /* ...or here (a piece looked up) */
+  size_t at, len;
 };
 
-static int by_init(const void *a, const void *b) {
-  LLVMValueRef x = ((const struct shared *)a)->init;
-  LLVMValueRef y = ((const struct shared *)b)->init;
-  return (x > y) - (x < y);
+static const void *piece_bytes(const struct piece *p) {
+  return p->data ? p->data : p->blob->data + p->at;
 }
 
-LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const char *name,
-                               const void *data, size_t len, int cstr) {
-  struct shared key = {
-      LLVMConstStringInContext2(ir->ctx, data, len, cstr ? 0 : 1), NULL};
-  struct shared **found = tfind(&key, &ir->shared, by_init);
+static int by_bytes(const void *a, const void *b) {
+  const struct piece *x = a, *y = b;
+  if (x->len != y->len)
+    return x->len < y->len ? -1 : 1;
+  return memcmp(piece_bytes(x), piece_bytes(y), x->len);
+}
+
+LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const void *data,
+                               size_t len, int cstr) {
+  struct piece key = {NULL, data, 0, len + (cstr ? 1 : 0)};
+  if (cstr && len && ((const char *)data)[len - 1] == 0)
+    key.len = len; /* (its own NUL) */
+  struct piece **found = tfind(&key, &ir->shared, by_bytes);
+  if (!ir->blob_ph)
+    ir->blob_ph = placeholder(ir, ir->i8);
   if (found)
-    return (*found)->global;
-  LLVMValueRef g = constant_global(ir, name, key.init, NULL, 0);
-  struct shared *node = malloc(sizeof *node);
-  if (node) /* (no memory: a global of its own) */
-    *node = (struct shared){key.init, g};
-  if (node && !tsearch(node, &ir->shared, by_init))
+    return into(ir, ir->i8, ir->blob_ph, (*found)->at);
+  /* Values other than names start at a multiple of 8, as their globals
+   * did (and a runtime may read a size from their first bytes). */
+  static const unsigned char zeros[8];
+  size_t pad = cstr ? 0 : (8 - ir->blob.len % 8) % 8;
+  struct piece *node = malloc(sizeof *node);
+  if (!node || lw_buf_append(&ir->blob, zeros, pad) ||
+      lw_buf_append(&ir->blob, data, len) ||
+      (key.len > len && lw_buf_append(&ir->blob, "", 1))) {
     free(node);
-  return g;
+    ir->blob_failed = 1;
+    return LLVMConstNull(ir->ptr);
+  }
+  *node = (struct piece){&ir->blob, NULL, ir->blob.len - key.len, key.len};
+  if (!tsearch(node, &ir->shared, by_bytes))
+    free(node); /* (found again next time: another copy) */
+  return into(ir, ir->i8, ir->blob_ph, ir->blob.len - key.len);
 }
 
-void wrp__shared_free(struct wrp__ir *ir) {
+int wrp__shared_finish(struct wrp__ir *ir) {
+  int rc = ir->blob_failed ? LW_ENOMEM : 0;
+  if (ir->blob_ph && !rc)
+    settle(ir, ".offloading.strings", ir->blob_ph,
+           LLVMConstStringInContext2(ir->ctx, (const char *)ir->blob.data,
+                                     ir->blob.len, 1),
+           8);
   tdestroy(ir->shared, free);
   ir->shared = NULL;
+  ir->blob_ph = NULL;
+  lw_buf_free(&ir->blob);
+  return rc;
 }
 
 LLVMValueRef wrp__gep(struct wrp__ir *ir, LLVMValueRef g, uint64_t off,

@@ -16,20 +16,29 @@
 
 enum { IMAGE_VERSION = 2, DESC_VERSION = 1, KIND_SYCL = 4, OFK_SYCL = 8 };
 
-static LLVMValueRef str(struct wrp__ir *ir, const char *name, const char *s) {
-  return wrp__bytes(ir, name, s, strlen(s), 1, NULL, 0);
+/* Names and values: each once, in one global with the others (the
+ * 4,000-kernel program's 15,000 such strings are 4,400 distinct ones). */
+static LLVMValueRef shared_str(struct wrp__ir *ir, const char *s) {
+  return wrp__shared_bytes(ir, s, strlen(s), 1);
 }
 
-/* Names and values: one global for each, however many point at it (the
- * 4,000-kernel program's 15,000 such strings are 4,400; the x86 back end
- * writes a third of the globals). */
-static LLVMValueRef shared_str(struct wrp__ir *ir, const char *name,
-                               const char *s) {
-  return wrp__shared_bytes(ir, name, s, strlen(s), 1);
+/* The arrays the images point into: their entries, their property sets
+ * and those sets' properties, each kind in one global. */
+struct arrays {
+  struct wrp__pool entries, props, sets;
+};
+
+/* The arrays' globals, once every constant pointing into them is in a
+ * global: the constants of a pool not made yet are rebuilt when what they
+ * point into is (sets point into properties, so they go first). */
+static int finish_arrays(struct wrp__ir *ir, struct arrays *a) {
+  int rc = wrp__pool_finish(ir, &a->sets);
+  rc |= wrp__pool_finish(ir, &a->props);
+  rc |= wrp__pool_finish(ir, &a->entries);
+  return rc;
 }
 
-static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
-                              LLVMTypeRef set_ty,
+static LLVMValueRef prop_sets(struct wrp__ir *ir, struct arrays *a,
                               const struct wrp_sycl_image *img,
                               LLVMValueRef *end, struct lw_diag *d, int *rc) {
   LLVMValueRef sets[32];
@@ -49,25 +58,21 @@ static LLVMValueRef prop_sets(struct wrp__ir *ir, LLVMTypeRef prop_ty,
       LLVMValueRef addr = LLVMConstNull(ir->ptr);
       uint64_t size = p->u32;
       if (p->type != DL_PROP_UINT32) {
-        addr = wrp__shared_bytes(ir, "prop_val", p->bytes.data,
-                                 p->bytes.len, 0);
+        addr = wrp__shared_bytes(ir, p->bytes.data, p->bytes.len, 0);
         size = p->bytes.len;
       }
-      LLVMValueRef f[4] = {shared_str(ir, "prop", p->name), addr,
+      LLVMValueRef f[4] = {shared_str(ir, p->name), addr,
                            LLVMConstInt(ir->i32, p->type, 0),
                            LLVMConstInt(ir->i64, size, 0)};
-      props[i] = LLVMConstNamedStruct(prop_ty, f, 4);
+      props[i] = LLVMConstNamedStruct(a->props.ty, f, 4);
     }
     LLVMValueRef pend;
-    LLVMValueRef pbeg = wrp__array(ir, "__sycl_offload_prop_arr", prop_ty,
-                                   props, ps->n, &pend);
+    LLVMValueRef pbeg = wrp__pool_add(ir, &a->props, props, ps->n, &pend);
     free(props);
-    LLVMValueRef f[3] = {shared_str(ir, "SYCL_PropSetName", ps->name), pbeg,
-                         pend};
-    sets[s] = LLVMConstNamedStruct(set_ty, f, 3);
+    LLVMValueRef f[3] = {shared_str(ir, ps->name), pbeg, pend};
+    sets[s] = LLVMConstNamedStruct(a->sets.ty, f, 3);
   }
-  return wrp__array(ir, "__sycl_offload_prop_sets_arr", set_ty, sets,
-                    img->nsets, end);
+  return wrp__pool_add(ir, &a->sets, sets, img->nsets, end);
 }
 
 void wrp__sycl_descriptor(struct wrp__ir *ir, LLVMValueRef images, size_t n) {
@@ -110,6 +115,10 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
                          ir->ptr, ir->ptr, ir->ptr, ir->ptr};
   LLVMStructSetBody(img_ty, imf, 14, 0);
 
+  struct arrays a = {{.name = "__sycl_offload_entries_arr",
+                      .ty = ir->entry_ty},
+                     {.name = "__sycl_offload_prop_arr", .ty = prop_ty},
+                     {.name = "__sycl_offload_prop_sets_arr", .ty = set_ty}};
   LLVMValueRef *wrapped = calloc(n ? n : 1, sizeof *wrapped);
   LLVMValueRef *records = calloc(n ? n : 1, sizeof *records);
   if (!wrapped || !records) {
@@ -128,16 +137,13 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
       break;
     }
     for (size_t k = 0; k < ne; k++)
-      entries[k] = wrp__entry(
-          ir, OFK_SYCL, NULL,
-          shared_str(ir, "__sycl_offload_entry_name", img->entries->v[k]),
-          0);
+      entries[k] = wrp__entry(ir, OFK_SYCL, NULL,
+                              shared_str(ir, img->entries->v[k]), 0);
     LLVMValueRef eend;
-    LLVMValueRef ebeg = wrp__array(ir, "__sycl_offload_entries_arr",
-                                   ir->entry_ty, entries, ne, &eend);
+    LLVMValueRef ebeg = wrp__pool_add(ir, &a.entries, entries, ne, &eend);
     free(entries);
     LLVMValueRef send;
-    LLVMValueRef sbeg = prop_sets(ir, prop_ty, set_ty, img, &send, d, &rc);
+    LLVMValueRef sbeg = prop_sets(ir, &a, img, &send, d, &rc);
     if (rc)
       break;
     /* in a section named after the target, with a {address, size} record
@@ -148,13 +154,10 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
     LLVMValueRef rec[2] = {LLVMConstPtrToInt(data, ir->i64),
                            LLVMConstInt(ir->i64, img->size, 0)};
     records[i] = LLVMConstArray2(ir->i64, rec, 2);
-    snprintf(name, sizeof name, ".sycl_offloading.target.%zu", i);
-    LLVMValueRef target = str(ir, name, img->target);
-    snprintf(name, sizeof name, ".sycl_offloading.opts.compile.%zu", i);
+    LLVMValueRef target = shared_str(ir, img->target);
     LLVMValueRef copts =
-        str(ir, name, img->compile_opts ? img->compile_opts : "");
-    snprintf(name, sizeof name, ".sycl_offloading.opts.link.%zu", i);
-    LLVMValueRef lopts = str(ir, name, img->link_opts ? img->link_opts : "");
+        shared_str(ir, img->compile_opts ? img->compile_opts : "");
+    LLVMValueRef lopts = shared_str(ir, img->link_opts ? img->link_opts : "");
     LLVMValueRef f[14] = {LLVMConstInt(ir->i16, IMAGE_VERSION, 0),
                           LLVMConstInt(ir->i8, KIND_SYCL, 0),
                           LLVMConstInt(ir->i8, img->format, 0),
@@ -174,6 +177,7 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
   if (rc) {
     free(wrapped);
     free(records);
+    finish_arrays(ir, &a);
     return rc;
   }
   /* The records, one array of them, stay however the program is linked
@@ -203,5 +207,5 @@ int wrp__sycl(struct wrp__ir *ir, const struct wrp_sycl_image *imgs, size_t n,
                                    img_ty, wrapped, n, &iend);
   free(wrapped);
   wrp__sycl_descriptor(ir, images, n);
-  return 0;
+  return finish_arrays(ir, &a) ? lw_error(d, LW_ENOMEM, "out of memory") : 0;
 }
