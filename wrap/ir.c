@@ -50,14 +50,7 @@ static LLVMValueRef placeholder(struct wrp__ir *ir, LLVMTypeRef ty) {
 /* The pool's global, initializer `init`, in place of its placeholder. */
 static void settle(struct wrp__ir *ir, const char *name, LLVMValueRef ph,
                    LLVMValueRef init, unsigned align) {
-  LLVMValueRef g = LLVMAddGlobal(ir->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, 1);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  if (align)
-    LLVMSetAlignment(g, align);
-  LLVMReplaceAllUsesWith(ph, g);
+  LLVMReplaceAllUsesWith(ph, constant_global(ir, name, init, NULL, align));
   LLVMDeleteGlobal(ph);
 }
 
@@ -90,11 +83,13 @@ int wrp__pool_finish(struct wrp__ir *ir, struct wrp__pool *p) {
 }
 
 /* Byte strings, each once: the tree finds a string's place in the blob
- * by its bytes. */
+ * by its bytes (a name and a value are never one piece: values are
+ * aligned). */
 struct piece {
   const struct lw_buf *blob; /* the stored piece's bytes are there... */
   const void *data;          /* ...or here (a piece looked up) */
   size_t at, len;
+  int cstr;
 };
 
 static const void *piece_bytes(const struct piece *p) {
@@ -105,32 +100,34 @@ static int by_bytes(const void *a, const void *b) {
   const struct piece *x = a, *y = b;
   if (x->len != y->len)
     return x->len < y->len ? -1 : 1;
+  if (x->cstr != y->cstr)
+    return x->cstr - y->cstr;
   return memcmp(piece_bytes(x), piece_bytes(y), x->len);
 }
 
 LLVMValueRef wrp__shared_bytes(struct wrp__ir *ir, const void *data,
                                size_t len, int cstr) {
-  struct piece key = {NULL, data, 0, len + (cstr ? 1 : 0)};
-  if (cstr && len && ((const char *)data)[len - 1] == 0)
-    key.len = len; /* (its own NUL) */
+  cstr = cstr != 0;
+  struct piece key = {NULL, data, 0, len + (size_t)cstr, cstr};
   struct piece **found = tfind(&key, &ir->shared, by_bytes);
   if (!ir->blob_ph)
     ir->blob_ph = placeholder(ir, ir->i8);
   if (found)
     return into(ir, ir->i8, ir->blob_ph, (*found)->at);
-  /* Values other than names start at a multiple of 8, as their globals
-   * did (and a runtime may read a size from their first bytes). */
+  /* Values (not names) start at a multiple of 8: a runtime may read a
+   * 64-bit size from their first bytes. */
   static const unsigned char zeros[8];
   size_t pad = cstr ? 0 : (8 - ir->blob.len % 8) % 8;
   struct piece *node = malloc(sizeof *node);
   if (!node || lw_buf_append(&ir->blob, zeros, pad) ||
       lw_buf_append(&ir->blob, data, len) ||
-      (key.len > len && lw_buf_append(&ir->blob, "", 1))) {
+      (cstr && lw_buf_append(&ir->blob, "", 1))) {
     free(node);
     ir->blob_failed = 1;
     return LLVMConstNull(ir->ptr);
   }
-  *node = (struct piece){&ir->blob, NULL, ir->blob.len - key.len, key.len};
+  *node = (struct piece){&ir->blob, NULL, ir->blob.len - key.len, key.len,
+                         cstr};
   if (!tsearch(node, &ir->shared, by_bytes))
     free(node); /* (found again next time: another copy) */
   return into(ir, ir->i8, ir->blob_ph, ir->blob.len - key.len);
