@@ -259,9 +259,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   out->batch_size = 1;
   while (out->n >= 30 && 4 * out->batch_size * out->batch_size < out->n)
     out->batch_size++;
-  out->nbatches = out->batch_size ? (out->n + out->batch_size - 1) /
-                                        out->batch_size
-                                  : 0;
+  out->nbatches = (out->n + out->batch_size - 1) / out->batch_size;
   if (out->n <= 1) {
     out->whole = m; /* nothing to split: the module is the one module */
     *mp = NULL;
