@@ -73,10 +73,10 @@ LLVMValueRef wrp__pool_add(struct wrp__ir *ir, struct wrp__pool *p,
 
 int wrp__pool_finish(struct wrp__ir *ir, struct wrp__pool *p) {
   int rc = p->failed ? LW_ENOMEM : 0;
+  /* (When memory ran out, the placeholder, still pointed at, goes with
+   * the module, which the error discards.) */
   if (p->ph && !rc)
     settle(ir, p->name, p->ph, LLVMConstArray2(p->ty, p->v, p->n), 0);
-  else if (p->ph)
-    LLVMDeleteGlobal(p->ph); /* (the module goes: it is an error) */
   free(p->v);
   *p = (struct wrp__pool){p->name, p->ty, NULL, NULL, 0, 0, 0};
   return rc;
