@@ -23,6 +23,19 @@ struct dl__diag_capture {
 };
 void dl__capture_diag(LLVMDiagnosticInfoRef info, void *capture);
 
+/* Input `in` parsed into `ctx` (and verified), its kernels marked with the
+ * unit they came from ("sycl-module-id"). */
+int dl__parse_unit(LLVMContextRef ctx, const struct dl_input *in,
+                   LLVMModuleRef *out, struct dl__diag_capture *cap,
+                   struct lw_diag *d);
+
+/* Input `in`, parsed into `ctx`, gives `dst` what it needs of it so far
+ * (and what that needs), as a library does; bitcode already `verified`
+ * elsewhere is loaded lazily, and only what is taken is read. */
+int dl__link_needed(LLVMContextRef ctx, LLVMModuleRef dst,
+                    const struct dl_input *in, int verified,
+                    struct dl__diag_capture *cap, struct lw_diag *d);
+
 /* ---- nvptxmath.c --------------------------------------------------------- */
 
 /* Calls of math intrinsics that LLVM's NVPTX back end cannot select become
@@ -34,6 +47,11 @@ void dl__nvptx_math(LLVMModuleRef m);
 /* A native ELF object's constructor and destructor lists as .init_array/
  * .fini_array pointers (as clang emits them). LW_ENOMEM on failure. */
 int dl__use_init_array(LLVMModuleRef mod, const char *triple);
+
+/* ---- split.c ------------------------------------------------------------ */
+
+/* The batches of s->n groups (s->batch_size, s->nbatches). */
+void dl__batches(struct dl_split *s);
 
 /* ---- modules.c ---------------------------------------------------------- */
 

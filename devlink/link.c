@@ -197,6 +197,49 @@ static void restore_linkage(struct lazy *z) {
   z->n = z->cap = 0;
 }
 
+int dl__link_needed(LLVMContextRef ctx, LLVMModuleRef dst,
+                    const struct dl_input *in, int verified,
+                    struct dl__diag_capture *cap, struct lw_diag *d) {
+  LLVMModuleRef src = NULL;
+  int rc = 0;
+  if (verified) { /* loaded lazily: the linker reads only what it takes */
+    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
+        (const char *)in->data, in->size, in->name, 0);
+    if (!mb || LLVMGetBitcodeModuleInContext2(ctx, mb, &src)) {
+      if (mb)
+        LLVMDisposeMemoryBuffer(mb);
+      return lw_error_path(d, LW_EFORMAT, in->name, "invalid bitcode: %s",
+                           cap->text[0] ? cap->text : "parse error");
+    }
+  } else if ((rc = parse(ctx, in, &src, cap, d))) {
+    return rc;
+  }
+  struct lazy z = {dst, NULL, 0, 0};
+  rc = dl__each_global(src, make_lazy, &z);
+  if (rc == LW_ENOMEM)
+    lw_error(d, rc, "out of memory");
+  if (rc)
+    LLVMDisposeModule(src);
+  else {
+    lw_doing(in->name, "linking its device code");
+    if (LLVMLinkModules2(dst, src))
+      rc = lw_error_path(d, LW_ELLVM, in->name, "device link failed: %s",
+                         cap->text[0] ? cap->text : "linker error");
+    lw_done();
+  }
+  restore_linkage(&z);
+  return rc;
+}
+
+int dl__parse_unit(LLVMContextRef ctx, const struct dl_input *in,
+                   LLVMModuleRef *out, struct dl__diag_capture *cap,
+                   struct lw_diag *d) {
+  int rc = parse(ctx, in, out, cap, d);
+  if (!rc)
+    mark_source(ctx, *out, in->name);
+  return rc;
+}
+
 /* ---- the link ------------------------------------------------------------ */
 
 /* User code is parsed first, then linked in rounds: 1 into 0, 3 into 2,
@@ -215,10 +258,8 @@ static int link_range(LLVMContextRef ctx, const struct dl_input *inputs,
   for (size_t i = 0; i < n && !rc; i++) {
     if (inputs[i].only_needed)
       continue;
-    if (!(rc = parse(ctx, &inputs[i], &mods[k], cap, d))) {
-      mark_source(ctx, mods[k], inputs[i].name);
+    if (!(rc = dl__parse_unit(ctx, &inputs[i], &mods[k], cap, d)))
       at[k++] = i;
-    }
   }
   if (at)
     at[k] = n;
@@ -354,28 +395,9 @@ int dl_link(const struct dl_input *inputs, size_t n, const char *triple,
   if (!rc && m->mod && strncmp(m->triple, "nvptx", 5) == 0)
     dl__nvptx_math(m->mod);
   /* Libraries, in order, each taking what the module needs so far. */
-  for (size_t i = 0; i < n && !rc && m->mod; i++) {
-    const struct dl_input *in = &inputs[i];
-    if (!in->only_needed)
-      continue;
-    LLVMModuleRef src;
-    if ((rc = parse(m->ctx, in, &src, &cap, d)))
-      break;
-    struct lazy z = {m->mod, NULL, 0, 0};
-    rc = dl__each_global(src, make_lazy, &z);
-    if (rc == LW_ENOMEM)
-      lw_error(d, rc, "out of memory");
-    if (rc)
-      LLVMDisposeModule(src);
-    else {
-      lw_doing(in->name, "linking its device code");
-      if (LLVMLinkModules2(m->mod, src))
-        rc = lw_error_path(d, LW_ELLVM, in->name, "device link failed: %s",
-                           cap.text[0] ? cap.text : "linker error");
-      lw_done();
-    }
-    restore_linkage(&z);
-  }
+  for (size_t i = 0; i < n && !rc && m->mod; i++)
+    if (inputs[i].only_needed)
+      rc = dl__link_needed(m->ctx, m->mod, &inputs[i], 0, &cap, d);
   if (!rc && !m->mod)
     rc = lw_error(d, LW_EINVAL, "no device code to link for '%s'", m->triple);
   LLVMContextSetDiagnosticHandler(m->ctx, NULL, NULL);

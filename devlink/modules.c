@@ -189,7 +189,7 @@ int dl_split_make_super(struct dl_split *s, size_t k, struct lw_diag *d) {
 
 /* Batch b's module: from its super-batch's, when that was made. */
 int dl_split_make_batch(struct dl_split *s, size_t b, struct lw_diag *d) {
-  if (s->batch_size <= 1 || s->batch[b].len)
+  if (s->batch_size <= 1 || s->unit_of || s->batch[b].len)
     return 0;
   const struct lw_buf *src = &s->bitcode;
   if (s->nsupers && s->super[b / s->super_size].len)
@@ -282,14 +282,15 @@ int dl_split_module(struct dl_split *s, size_t i, struct dl_module **out,
     s->whole = NULL;
     return lower(s, i, out, d);
   }
-  if (i >= s->n || !s->bitcode.len)
+  if (i >= s->n || (!s->bitcode.len && !s->unit_of))
     return lw_error(d, LW_EINVAL, "module %zu of the split is gone", i);
   /* From the batch's module (a fraction of the linked one, so loading it
    * costs a fraction), made once per process that needs it. */
   int rc = 0;
   size_t b = dl_split_batch(s, i);
-  const struct lw_buf *src = &s->bitcode;
-  if (s->batch_size > 1) {
+  const struct lw_buf *src =
+      s->unit_of ? &s->unit_bitcode[s->unit_of[i]] : &s->bitcode;
+  if (s->batch_size > 1 && !s->unit_of) {
     if ((rc = dl_split_make_batch(s, b, d)))
       return rc;
     src = &s->batch[b];
@@ -342,5 +343,9 @@ void dl_split_free(struct dl_split *s) {
     lw_buf_free(&s->super[k]);
   free(s->super);
   free(s->batch);
+  for (size_t k = 0; s->unit_bitcode && k < s->nunits; k++)
+    lw_buf_free(&s->unit_bitcode[k]);
+  free(s->unit_bitcode);
+  free(s->unit_of);
   memset(s, 0, sizeof *s);
 }

@@ -187,6 +187,23 @@ static int prepare(struct dl_module *m, unsigned flags,
   return dl__check_module(m->mod, flags, elsewhere, &out->warnings, d);
 }
 
+/* Batches of about sqrt(n)/2 groups: the linked module is loaded once a
+ * batch (2 sqrt(n) times in all) and each group's load costs a batch's
+ * share; small enough batches that the processes taking them finish
+ * together. Below 30 groups none: each group's module is made from the
+ * linked module's bitcode, and the processes share the groups more evenly
+ * (2 cores, real_link.py programs, paired, 9 runs, wall and CPU: 10
+ * groups of 40 kernels 0.292 -> 0.251 s, 0.428 -> 0.397 s; 20 of 20
+ * 0.339 -> 0.304 s, 0.542 -> 0.486 s; 30 of 13 0.385 -> 0.377 s; 40 of
+ * 10, where the batches pay, 0.333 s with them, 0.374 s without). The
+ * modules are the same either way. */
+void dl__batches(struct dl_split *s) {
+  s->batch_size = 1;
+  while (s->n >= 30 && 4 * s->batch_size * s->batch_size < s->n)
+    s->batch_size++;
+  s->nbatches = (s->n + s->batch_size - 1) / s->batch_size;
+}
+
 int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
              unsigned flags, const struct lw_strvec *elsewhere,
              struct dl_split *out, struct lw_diag *d) {
@@ -246,20 +263,7 @@ int dl_split(struct dl_module **mp, enum dl_split_mode mode, int opt_level,
   for (size_t g = 0; g < out->n; g++)
     if (out->g[g].keep.n > 1)
       qsort(out->g[g].keep.v, out->g[g].keep.n, sizeof(char *), cmp_str);
-  /* Batches of about sqrt(n)/2 groups: the linked module is loaded once a
-   * batch (2 sqrt(n) times in all) and each group's load costs a batch's
-   * share; small enough batches that the processes taking them finish
-   * together. Below 30 groups none: each group's module is made from the
-   * linked module's bitcode, and the processes share the groups more evenly
-   * (2 cores, real_link.py programs, paired, 9 runs, wall and CPU: 10
-   * groups of 40 kernels 0.292 -> 0.251 s, 0.428 -> 0.397 s; 20 of 20
-   * 0.339 -> 0.304 s, 0.542 -> 0.486 s; 30 of 13 0.385 -> 0.377 s; 40 of
-   * 10, where the batches pay, 0.333 s with them, 0.374 s without). The
-   * modules are the same either way. */
-  out->batch_size = 1;
-  while (out->n >= 30 && 4 * out->batch_size * out->batch_size < out->n)
-    out->batch_size++;
-  out->nbatches = (out->n + out->batch_size - 1) / out->batch_size;
+  dl__batches(out);
   if (out->n <= 1) {
     out->whole = m; /* nothing to split: the module is the one module */
     *mp = NULL;

@@ -227,6 +227,10 @@ struct dl_split {
   struct lw_buf *super;     /* each super-batch's module, once made */
   struct lw_strvec warnings; /* one line each, for the user */
   unsigned flags;            /* dl_split's */
+  /* dl_split_units: each group's module is made from its unit's bitcode */
+  size_t *unit_of;            /* by group */
+  struct lw_buf *unit_bitcode; /* by unit */
+  size_t nunits;
 };
 
 /* What dl_split may accept and must write besides the split itself. */
@@ -284,6 +288,18 @@ enum {
 int dl_split(struct dl_module **m, enum dl_split_mode mode, int opt_level,
              unsigned flags, const struct lw_strvec *elsewhere,
              struct dl_split *out, struct lw_diag *d);
+
+/* The split of inputs[0..n) (user code only) made in units (units.c):
+ * each input linked with what it needs of the others and split on its
+ * own, on `threads` threads, with no module of the whole program; the
+ * groups as dl_split's would be, in the same order, their modules made
+ * (dl_split_module) from their unit's bitcode. 1 when the inputs must be
+ * linked whole instead (dl_link, dl_split): what this cannot take, and
+ * any error, which the whole link then words; 0 when split; LW_ENOMEM. */
+int dl_split_units(const struct dl_input *inputs, size_t n,
+                   const char *triple, enum dl_split_mode mode, int opt_level,
+                   unsigned flags, const struct lw_strvec *elsewhere,
+                   int threads, struct dl_split *out, struct lw_diag *d);
 
 /* Frees the linked module kept by DL_KEEP_LINKED: what the split needs is
  * in its bitcode. Any one thread, while others make super-batches (they

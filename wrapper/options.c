@@ -29,7 +29,7 @@ enum id {
   O_CACHE_SIZE, O_MEMORY, O_TOOL_LAUNCHER,
   O_GPU_LAUNCHER, O_CPU_LAUNCHER, O_FPGA_LAUNCHER, O_SYCL_SPLIT, O_LLVM_SPIRV, O_GPU_TOOL, O_CPU_TOOL, O_FPGA_TOOL,
   O_FPGA_LINK, O_PARALLEL_LINK, O_WL, O_XLINKER, O_DUMP, O_SPIRV_TRANSLATOR,
-  O_EMIT_ISOLATION, O_PART_SIZE, O_SPIRV_CHECK, O_SPIRV_EXT,
+  O_EMIT_ISOLATION, O_DEVICE_LINK, O_PART_SIZE, O_SPIRV_CHECK, O_SPIRV_EXT,
   O_SYCL_TARGETS, O_DEVICE_CONFIG, O_TOOL_TIMEOUT, O_AOT_IN_PROCESS,
   O_TIME_TRACE_FILE, O_TIME_TRACE_GRAIN, O_CUDA_PATH, O_COMPRESS,
   O_COMPRESSION_LEVEL, O_SYSROOT, O_SHOULD_EXTRACT, O_EMIT_FATBIN,
@@ -236,6 +236,11 @@ static const struct opt table[] = {
      "(batch), or each module by a process of its own (module); every "
      "module is checked and an invalid one made again by a process of its "
      "own"},
+    {"--sycl-device-link=", JOINED, O_DEVICE_LINK, 0,
+     "units|whole: link and split each unit of SYCL device code on its own "
+     "with what it needs of the others, on every job slot (units, the "
+     "default, where the program allows), or the whole program as one "
+     "module first (whole)"},
     {"--sycl-part-size=", JOINED, O_PART_SIZE, 0,
      "<n>: a SYCL module of at least 2 x <n> instructions that holds an "
      "eighth of the link's code or more emitted in parts of about <n> (at "
@@ -793,6 +798,14 @@ static int take(struct lw_options *o, const struct opt *t, const char *v,
                       "invalid --sycl-emit-isolation value '%s' (expected "
                       "worker, batch or module)",
                       v);
+    return 0;
+  case O_DEVICE_LINK:
+    if (strcmp(v, "units") != 0 && strcmp(v, "whole") != 0)
+      return lw_error(d, LW_EINVAL,
+                      "invalid --sycl-device-link value '%s' (expected units "
+                      "or whole)",
+                      v);
+    o->whole_link = strcmp(v, "whole") == 0;
     return 0;
   case O_PART_SIZE:
     return parse_count(v, "--sycl-part-size", 0, 1000000000, "",

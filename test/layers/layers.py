@@ -121,7 +121,7 @@ TIERS = {
                      "checks.c", "props.c", "ctprops.c", "decorations.c",
                      "initarray.c", "spirv.c", "spirvmerge.c", "itt.c",
                      "sanitizer.c"}),
-        ("pipeline", {"link.c", "entries.c", "modules.c", "split.c",
+        ("pipeline", {"link.c", "entries.c", "modules.c", "split.c", "units.c",
                       "codegen.c", "wrapped.c", "llvmopts.c", "parts.c"}),
     ],
 }

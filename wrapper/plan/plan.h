@@ -34,6 +34,7 @@ struct lw_options {
   /* --sycl-emit-isolation=: who emits a worker's SYCL modules */
   enum { LW_EMIT_WORKER, LW_EMIT_BATCH, LW_EMIT_MODULE } emit_isolation;
   int part_size;                /* --sycl-part-size=, instructions */
+  int whole_link;               /* --sycl-device-link=whole */
   int spirv_validate;           /* --spirv-check=full */
   const char *spirv_ext;        /* --spirv-extensions=, the last one */
   struct lw_strvec llvm_spirv_opts; /* --llvm-spirv-options=, split */

@@ -656,14 +656,26 @@ static int link_run(struct lw_job *j, struct lw_diag *d) {
   if (p->nlibs)
     memcpy(in + t->nimgs, p->libs, p->nlibs * sizeof *in);
   /* The link is the only job while it runs when the plan has one target:
-   * then it may take a second job slot. */
-  int threads = p->n == 1 && p->o->jobs > 1 ? 2 : 1;
-  int rc = dl_link(in, t->nimgs + p->nlibs, "spirv64-unknown-unknown",
-                   threads, &t->mod, d);
+   * then it may take every job slot (in units; a whole link, two). In
+   * units where the program allows (dl_split_units says where not), else
+   * whole. */
+  int alone = p->n == 1, rc = 1;
+  if (!p->o->whole_link)
+    rc = dl_split_units(in, t->nimgs + p->nlibs, "spirv64-unknown-unknown",
+                        (enum dl_split_mode)split_mode(t), p->o->opt_level,
+                        split_flags(t), &elsewhere, alone ? p->o->jobs : 1,
+                        &t->split, d);
+  if (!rc && p->o->verbose)
+    fprintf(stderr, "fatlink: the device code of %s linked and split in "
+                    "units: %zu of them\n",
+            t->triple, t->split.nunits);
+  if (rc == 1)
+    rc = dl_link(in, t->nimgs + p->nlibs, "spirv64-unknown-unknown",
+                 alone && p->o->jobs > 1 ? 2 : 1, &t->mod, d);
   free(in);
-  if (!rc)
+  if (!rc && t->mod)
     dl_itt_stubs(t->mod);
-  if (!rc)
+  if (!rc && t->mod)
     rc = dl_split(&t->mod, (enum dl_split_mode)split_mode(t),
                   t->plan->o->opt_level, split_flags(t), &elsewhere,
                   &t->split, d);
