@@ -317,8 +317,9 @@ static void split_phase(struct units *us, size_t k) {
                   &u->split, &d);
     dl_module_free(m); /* NULL unless the split failed */
   }
-  if (!rc && u->split.whole) {
-    rc = dl_module_bitcode(u->split.whole, &u->bitcode);
+  if (!rc && u->split.whole) { /* its bitcode, unless it has no group */
+    if (u->split.n)
+      rc = dl_module_bitcode(u->split.whole, &u->bitcode);
     dl_module_free(u->split.whole);
     u->split.whole = NULL;
   } else if (!rc) {
@@ -433,10 +434,16 @@ int dl_split_units(const struct dl_input *in, size_t n, const char *triple,
                    const struct lw_strvec *elsewhere, int threads,
                    struct dl_split *out, struct lw_diag *d) {
   memset(out, 0, sizeof *out);
-  for (size_t k = 0; k < n; k++)
+  /* A unit of most of the code links and splits as long alone as with
+   * the others: the whole link, without the index, costs no more */
+  size_t total = 0, biggest = 0;
+  for (size_t k = 0; k < n; k++) {
     if (in[k].only_needed)
       return 1;
-  if (n < 2 || mode == DL_SPLIT_OFF ||
+    total += in[k].size;
+    biggest = in[k].size > biggest ? in[k].size : biggest;
+  }
+  if (2 * biggest > total || mode == DL_SPLIT_OFF ||
       (flags & (DL_DYNAMIC_LINKING | DL_EMIT_IMPORTED | DL_EMIT_EXPORTED |
                 DL_EXTERNAL_ENTRIES | DL_DPCPP_GROUPS)))
     return 1;
@@ -445,11 +452,18 @@ int dl_split_units(const struct dl_input *in, size_t n, const char *triple,
   struct index all = {0};
   struct sym *defs = NULL;
   int rc = us.u ? run_phase(&us, index_phase, threads) : LW_ENOMEM;
-  /* A unit of many kernels split per kernel wants batches of its groups'
-   * modules (dl_split's), which the units do not make */
-  for (size_t k = 0; !rc && mode == DL_SPLIT_PER_KERNEL && k < n; k++)
-    if (us.u[k].x.kernels >= UNIT_GROUPS_MAX)
+  /* Kernels in one unit only: nothing to link apart (the whole program's
+   * link is the unit's, and its split its). A unit of many kernels split
+   * per kernel wants batches of its groups' modules (dl_split's), which
+   * the units do not make. */
+  size_t with_kernels = 0;
+  for (size_t k = 0; !rc && k < n; k++) {
+    with_kernels += us.u[k].x.kernels > 0;
+    if (mode == DL_SPLIT_PER_KERNEL && us.u[k].x.kernels >= UNIT_GROUPS_MAX)
       rc = 1;
+  }
+  if (!rc && with_kernels < 2)
+    rc = 1;
   if (!rc)
     rc = gather(us.u, n, &all);
   if (!rc)

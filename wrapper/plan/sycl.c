@@ -729,9 +729,12 @@ static int add_workers(struct lw_graph *g, struct target *t,
   qsort_r(p->order, nb, sizeof *p->order, by_cost, cost);
   uint64_t footprint = lw__emit_footprint(cost[p->order[0]]);
   free(cost);
-  size_t ns = s->nsupers;
+  /* The workers wait for the super-batches and for the linked module's
+   * release (none after a link in units) */
+  size_t ns = s->nsupers, nrel = s->linked != NULL;
   struct lw_job **supers = calloc(ns + 1, sizeof *supers);
-  int rc = supers && (supers[ns] = lw_graph_add(g, &release_kind, t, NULL, 0))
+  int rc = supers && (!nrel || (supers[ns] = lw_graph_add(g, &release_kind, t,
+                                                          NULL, 0)))
                ? 0
                : lw_error(d, LW_ENOMEM, "out of memory");
   for (size_t k = 0; !rc && k < ns; k++) {
@@ -746,7 +749,7 @@ static int add_workers(struct lw_graph *g, struct target *t,
     if (w)
       *w = (struct worker){p, k};
     struct lw_job *wj =
-        w ? lw_graph_add(g, &worker_kind, w, supers, ns + 1) : NULL;
+        w ? lw_graph_add(g, &worker_kind, w, supers, ns + nrel) : NULL;
     if (!wj || lw_graph_add_dep(g, t->plan->wrap, wj))
       rc = lw_error(d, LW_ENOMEM, "out of memory");
     else
