@@ -1,6 +1,6 @@
 /* modules.c - building one group's module after the split (split.c): from
- * the linked module's bitcode, or its batch's (a fraction of it), loaded
- * lazily; everything the group does not keep gets internal linkage, and
+ * the linked module's bitcode, or its batch's (a fraction of it), or after
+ * a link in units its unit's (units.c), loaded lazily; everything the group does not keep gets internal linkage, and
  * linking that into an empty module moves - and only then materialises -
  * exactly what the group needs, in a context of its own. Then the module
  * is lowered for its group: internalized (DL_INTERNALIZE), pruned of what

@@ -1,6 +1,8 @@
 /* sycl.c - the SYCL device chain of one target.
  *   sycl-link    (in process) link every bitcode image of the target, then
- *                split the kernels into groups (devlink/split.c). When it
+ *                split the kernels into groups (devlink/split.c) - or, on
+ *                every job slot, each unit with what it needs of the
+ *                others (devlink/units.c). When it
  *                finishes it knows how many modules there are and adds the
  *                jobs that emit them: the graph grows, and wrap waits.
  *   sycl-super   (in process, in parallel) with many batches, the modules
