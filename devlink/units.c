@@ -213,20 +213,22 @@ static int cmp_size(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The units whose definitions unit `m` declares and has not taken yet,
- * marked in `taken`, in unit order into `todo`. 1 when it uses a variable
- * or a kernel another unit defines. */
+/* The units that define what module `m` declares, each once, in unit
+ * order into `todo` (`seen` marks them); `*pending` the names they
+ * define. 1 when it uses a variable or a kernel another unit defines. */
 static int wanted(const struct units *us, LLVMModuleRef m,
-                  unsigned char *taken, size_t *todo, size_t *ntodo) {
-  *ntodo = 0;
+                  unsigned char *seen, size_t *todo, size_t *ntodo,
+                  size_t *pending) {
+  *ntodo = *pending = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f) || dl__is_local(f))
       continue;
     const struct sym *s = definer_of(us->defs, us->ndefs, LLVMGetValueName(f));
     if (s && s->kind != S_FUNCTION)
       return 1;
-    if (s && !taken[s->unit]) {
-      taken[s->unit] = 1;
+    *pending += s != NULL;
+    if (s && !seen[s->unit]) {
+      seen[s->unit] = 1;
       todo[(*ntodo)++] = s->unit;
     }
   }
@@ -234,6 +236,8 @@ static int wanted(const struct units *us, LLVMModuleRef m,
     if (LLVMIsDeclaration(g) && !dl__is_local(g) &&
         definer_of(us->defs, us->ndefs, LLVMGetValueName(g)))
       return 1;
+  for (size_t i = 0; i < *ntodo; i++)
+    seen[todo[i]] = 0;
   qsort(todo, *ntodo, sizeof *todo, cmp_size);
   return 0;
 }
@@ -242,6 +246,13 @@ static size_t kernels_in(LLVMModuleRef m) {
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     n += !LLVMIsDeclaration(f) && dl__is_kernel(f);
+  return n;
+}
+
+static size_t defined_in(LLVMModuleRef m) {
+  size_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    n += !LLVMIsDeclaration(f);
   return n;
 }
 
@@ -281,18 +292,27 @@ static void split_phase(struct units *us, size_t k) {
   struct dl__diag_capture cap = {{0}};
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = NULL;
-  unsigned char *taken = calloc(us->n, 1);
+  unsigned char *seen = calloc(us->n, 1);
   size_t *todo = calloc(us->n, sizeof *todo), ntodo = 0;
-  int rc = ctx && taken && todo ? 0 : LW_ENOMEM;
+  int rc = ctx && seen && todo ? 0 : LW_ENOMEM;
   if (!rc) {
     LLVMContextSetDiagnosticHandler(ctx, dl__capture_diag, &cap);
     rc = dl__parse_unit(ctx, &us->in[k], &mod, &cap, &d);
-    taken[k] = 1;
   }
-  while (!rc && !(rc = wanted(us, mod, taken, todo, &ntodo)) && ntodo)
+  /* Rounds, until no name it declares is defined by another unit (a unit
+   * taken before gives what later ones need of it too); each round defines
+   * more functions, or the whole link takes over */
+  for (size_t pending, had = rc ? 0 : defined_in(mod);
+       !rc && !(rc = wanted(us, mod, seen, todo, &ntodo, &pending)) &&
+       pending;) {
     for (size_t i = 0; !rc && i < ntodo; i++)
       rc = dl__link_needed(ctx, mod, &us->in[todo[i]], 1, &cap, &d);
-  free(taken);
+    size_t now = rc ? had : defined_in(mod);
+    if (!rc && now <= had)
+      rc = 1;
+    had = now;
+  }
+  free(seen);
   free(todo);
   /* What it took of the others brought no kernel along */
   if (!rc && kernels_in(mod) != u->x.kernels)
@@ -370,7 +390,8 @@ static int gather(struct unit *u, size_t n, struct index *all) {
   if (!(all->v = malloc((total ? total : 1) * sizeof *all->v)))
     return LW_ENOMEM;
   for (size_t k = 0; k < n; k++) {
-    memcpy(all->v + all->n, u[k].x.v, u[k].x.n * sizeof *all->v);
+    if (u[k].x.n) /* (a unit with no symbols has no array) */
+      memcpy(all->v + all->n, u[k].x.v, u[k].x.n * sizeof *all->v);
     all->n += u[k].x.n;
     free(u[k].x.v); /* the names are all's now */
     u[k].x.v = NULL;

@@ -10,3 +10,4 @@ inline float helper(float x, int n) {
 }
 [[clang::sycl_external]] float ext_b(float v, int n);
 [[clang::sycl_external]] float ext_c(float v);
+[[clang::sycl_external]] float ext_b2(float v);
