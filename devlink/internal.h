@@ -23,6 +23,11 @@ struct dl__diag_capture {
 };
 void dl__capture_diag(LLVMDiagnosticInfoRef info, void *capture);
 
+/* Bitcode `data` loaded lazily into `ctx` (no function's body read until
+ * materialised); 1 when it is not readable bitcode. */
+int dl__lazy_module(LLVMContextRef ctx, const void *data, size_t len,
+                    const char *name, LLVMModuleRef *out);
+
 /* Input `in` parsed into `ctx` (and verified), its kernels marked with the
  * unit they came from ("sycl-module-id"). */
 int dl__parse_unit(LLVMContextRef ctx, const struct dl_input *in,

@@ -197,20 +197,26 @@ static void restore_linkage(struct lazy *z) {
   z->n = z->cap = 0;
 }
 
+int dl__lazy_module(LLVMContextRef ctx, const void *data, size_t len,
+                    const char *name, LLVMModuleRef *out) {
+  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
+      (const char *)data, len, name, 0);
+  if (mb && !LLVMGetBitcodeModuleInContext2(ctx, mb, out))
+    return 0; /* the module owns the buffer */
+  if (mb)
+    LLVMDisposeMemoryBuffer(mb);
+  return 1;
+}
+
 int dl__link_needed(LLVMContextRef ctx, LLVMModuleRef dst,
                     const struct dl_input *in, int verified,
                     struct dl__diag_capture *cap, struct lw_diag *d) {
   LLVMModuleRef src = NULL;
   int rc = 0;
   if (verified) { /* loaded lazily: the linker reads only what it takes */
-    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-        (const char *)in->data, in->size, in->name, 0);
-    if (!mb || LLVMGetBitcodeModuleInContext2(ctx, mb, &src)) {
-      if (mb)
-        LLVMDisposeMemoryBuffer(mb);
+    if (dl__lazy_module(ctx, in->data, in->size, in->name, &src))
       return lw_error_path(d, LW_EFORMAT, in->name, "invalid bitcode: %s",
                            cap->text[0] ? cap->text : "parse error");
-    }
   } else if ((rc = parse(ctx, in, &src, cap, d))) {
     return rc;
   }

@@ -8,7 +8,6 @@
  * (specconst.c), one sub-group size, dead debug information dropped. */
 #include "internal.h"
 
-#include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Linker.h>
@@ -105,14 +104,9 @@ int dl__extract(const struct lw_buf *bc, char *const *keep_v, size_t keep_n,
                 struct lw_diag *d) {
   struct names keep = {keep_v, keep_n};
   struct hiding h = {&keep, declare};
-  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)bc->data, bc->len, "split", 0);
   LLVMModuleRef src = NULL;
-  if (!mb || LLVMGetBitcodeModuleInContext2(ctx, mb, &src)) {
-    if (mb)
-      LLVMDisposeMemoryBuffer(mb);
+  if (dl__lazy_module(ctx, bc->data, bc->len, "split", &src))
     return lw_error(d, LW_ELLVM, "cannot reload the linked device module");
-  }
   /* The "used" lists would drag everything along: a split module needs
    * none of them. */
   const char *lists[] = {"llvm.used", "llvm.compiler.used"};

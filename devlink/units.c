@@ -27,7 +27,6 @@
  * the error as always). */
 #include "internal.h"
 
-#include <llvm-c/BitReader.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -242,17 +241,11 @@ static int wanted(const struct units *us, LLVMModuleRef m,
   return 0;
 }
 
-static size_t kernels_in(LLVMModuleRef m) {
+/* The functions module `m` defines (only its kernels: `kernels`). */
+static size_t defined_in(LLVMModuleRef m, int kernels) {
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    n += !LLVMIsDeclaration(f) && dl__is_kernel(f);
-  return n;
-}
-
-static size_t defined_in(LLVMModuleRef m) {
-  size_t n = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
-    n += !LLVMIsDeclaration(f);
+    n += !LLVMIsDeclaration(f) && (!kernels || dl__is_kernel(f));
   return n;
 }
 
@@ -261,21 +254,14 @@ static size_t defined_in(LLVMModuleRef m) {
 static void index_phase(struct units *us, size_t k) {
   struct unit *u = &us->u[k];
   const struct dl_input *in = &us->in[k];
-  if (in->size < 4 || memcmp(in->data, "BC\xc0\xde", 4) != 0) {
-    u->rc = 1; /* textual IR */
-    return;
-  }
   LLVMContextRef ctx = LLVMContextCreate();
   struct dl__diag_capture cap = {{0}};
   LLVMContextSetDiagnosticHandler(ctx, dl__capture_diag, &cap);
-  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(
-      (const char *)in->data, in->size, in->name, 0);
   LLVMModuleRef m = NULL;
-  if (!mb || LLVMGetBitcodeModuleInContext2(ctx, mb, &m)) {
-    if (mb)
-      LLVMDisposeMemoryBuffer(mb);
-    u->rc = 1; /* the whole program's link words it */
-  } else {
+  /* Textual IR, or bitcode that does not read: the whole program's link
+   * reads or words it */
+  u->rc = dl__lazy_module(ctx, in->data, in->size, in->name, &m);
+  if (!u->rc) {
     u->rc = index_unit(m, k, &u->x);
     LLVMDisposeModule(m); /* and its buffer */
   }
@@ -302,12 +288,12 @@ static void split_phase(struct units *us, size_t k) {
   /* Rounds, until no name it declares is defined by another unit (a unit
    * taken before gives what later ones need of it too); each round defines
    * more functions, or the whole link takes over */
-  for (size_t pending, had = rc ? 0 : defined_in(mod);
+  for (size_t pending, had = rc ? 0 : defined_in(mod, 0);
        !rc && !(rc = wanted(us, mod, seen, todo, &ntodo, &pending)) &&
        pending;) {
     for (size_t i = 0; !rc && i < ntodo; i++)
       rc = dl__link_needed(ctx, mod, &us->in[todo[i]], 1, &cap, &d);
-    size_t now = rc ? had : defined_in(mod);
+    size_t now = rc ? had : defined_in(mod, 0);
     if (!rc && now <= had)
       rc = 1;
     had = now;
@@ -315,7 +301,7 @@ static void split_phase(struct units *us, size_t k) {
   free(seen);
   free(todo);
   /* What it took of the others brought no kernel along */
-  if (!rc && kernels_in(mod) != u->x.kernels)
+  if (!rc && defined_in(mod, 1) != u->x.kernels)
     rc = 1;
   if (ctx)
     LLVMContextSetDiagnosticHandler(ctx, NULL, NULL);
@@ -374,10 +360,10 @@ static int run_phase(struct units *us, void (*phase)(struct units *, size_t),
   phase_thread(us);
   for (int i = 0; i < started; i++)
     pthread_join(t[i], NULL);
-  int rc = 0;
+  int rc = 0; /* (a unit's failure stopped them all) */
   for (size_t k = 0; !rc && k < us->n; k++)
     rc = us->u[k].rc;
-  return rc ? rc : atomic_load(&us->stop) ? 1 : 0;
+  return rc;
 }
 
 /* ---- all units ------------------------------------------------------------ */
